@@ -13,7 +13,16 @@ FieldType = Literal["string", "number", "boolean", "date", "datetime", "list", "
 FIELD_TYPES: tuple[str, ...] = ("string", "number", "boolean", "date", "datetime", "list", "object", "person")
 
 StepKind = Literal["agent", "task", "approve", "wait", "wait_until", "wait_for", "finish", "parallel"]
-STEP_KINDS: tuple[str, ...] = ("agent", "task", "approve", "wait", "wait_until", "wait_for", "finish", "parallel")
+STEP_KINDS: tuple[str, ...] = (
+    "agent",
+    "task",
+    "approve",
+    "wait",
+    "wait_until",
+    "wait_for",
+    "finish",
+    "parallel",
+)
 
 EvidenceKind = Literal["file", "link"]
 QuestionKind = Literal["yes_no", "choice", "rubric"]
