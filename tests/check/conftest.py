@@ -1,0 +1,57 @@
+"""A local chat-completions stub on a real socket, for the OpenAI-compatible evaluator."""
+
+from __future__ import annotations
+
+import asyncio
+import socket
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+import uvicorn
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import Route
+
+Reply = tuple[int, bytes]
+
+
+@dataclass
+class Stub:
+    url: str
+    respond: Callable[[dict[str, Any]], Reply] = lambda body: (500, b"{}")
+    """How the stub answers a request body; tests set it."""
+    hang: bool = False
+    """When set, a request waits until the test ends: a server that never answers."""
+    received: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def endpoint(self, request: Request) -> Response:
+        body = await request.json()
+        self.received.append((dict(request.headers), body))
+        if self.hang:
+            await self.release.wait()
+        status, content = self.respond(body)
+        return Response(content, status_code=status, media_type="application/json")
+
+
+@pytest.fixture
+async def stub() -> AsyncIterator[Stub]:
+    """The socket is bound and listening before uvicorn starts, so no test waits for start-up."""
+    sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    sock.bind(("127.0.0.1", 0))
+    sock.listen(16)
+    port = sock.getsockname()[1]
+    server_stub = Stub(url=f"http://127.0.0.1:{port}/v1")
+    app = Starlette(routes=[Route("/v1/chat/completions", server_stub.endpoint, methods=["POST"])])
+    server = uvicorn.Server(uvicorn.Config(app, lifespan="off", log_level="warning", access_log=False))
+    task = asyncio.create_task(server.serve(sockets=[sock]))
+    try:
+        yield server_stub
+    finally:
+        server_stub.release.set()
+        server.should_exit = True
+        await task
+        sock.close()
