@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
@@ -12,6 +13,8 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
+from starlette.requests import Request
+from starlette.responses import Response
 
 from engine.check.evaluator import Answer, CheckRequest, EvaluatorError
 from engine.check.verdict import Material
@@ -167,3 +170,25 @@ def completion(content: str | None, tokens: list[tuple[str, float, list[tuple[st
             },
         }
     ).encode()
+
+
+Reply = tuple[int, bytes]
+
+
+@dataclass
+class Stub:
+    url: str
+    respond: Callable[[dict[str, Any]], Reply] = lambda body: (500, b"{}")
+    """How the stub answers a request body; tests set it."""
+    hang: bool = False
+    """When set, a request waits until the test ends: a server that never answers."""
+    received: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
+    release: asyncio.Event = field(default_factory=asyncio.Event)
+
+    async def endpoint(self, request: Request) -> Response:
+        body = await request.json()
+        self.received.append((dict(request.headers), body))
+        if self.hang:
+            await self.release.wait()
+        status, content = self.respond(body)
+        return Response(content, status_code=status, media_type="application/json")

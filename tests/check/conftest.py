@@ -4,37 +4,13 @@ from __future__ import annotations
 
 import asyncio
 import socket
-from collections.abc import AsyncIterator, Callable
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
+from check_support import Stub
 from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import Response
 from starlette.routing import Route
-
-Reply = tuple[int, bytes]
-
-
-@dataclass
-class Stub:
-    url: str
-    respond: Callable[[dict[str, Any]], Reply] = lambda body: (500, b"{}")
-    """How the stub answers a request body; tests set it."""
-    hang: bool = False
-    """When set, a request waits until the test ends: a server that never answers."""
-    received: list[tuple[dict[str, str], dict[str, Any]]] = field(default_factory=list)
-    release: asyncio.Event = field(default_factory=asyncio.Event)
-
-    async def endpoint(self, request: Request) -> Response:
-        body = await request.json()
-        self.received.append((dict(request.headers), body))
-        if self.hang:
-            await self.release.wait()
-        status, content = self.respond(body)
-        return Response(content, status_code=status, media_type="application/json")
 
 
 @pytest.fixture

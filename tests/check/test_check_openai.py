@@ -11,8 +11,17 @@ from typing import Any
 
 import httpx
 import pytest
-from check_support import CHOICE, NOW, RUBRIC, YES_NO, assert_valid_verdict, completion, material, vendor_step
-from conftest import Stub
+from check_support import (
+    CHOICE,
+    NOW,
+    RUBRIC,
+    YES_NO,
+    Stub,
+    assert_valid_verdict,
+    completion,
+    material,
+    vendor_step,
+)
 
 from engine.check.config import CheckLimits, build_evaluator, parse_check_config
 from engine.check.evaluator import CheckRequest, Choice, EvaluatorError, Level, YesNo
