@@ -1,0 +1,168 @@
+"""MCP endpoint latency: `get_run` and `get_work` over our `/mcp`, beside a bare MCP SDK server with one
+trivial tool on the same transport (Streamable HTTP, stateless, JSON responses), in the same run.
+
+Both servers run in this process's loop under uvicorn and are called the same way, with `McpHttpClient`
+over one keep-alive connection. The ratio is what authentication, the host checks and the engine's
+read add on top of the SDK and the HTTP stack.
+
+    .venv/bin/python bench/mcp_latency.py [--calls N]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import statistics
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from engine.auth import OrgConfig
+from engine.clock import SystemClock
+from engine.core import Engine
+from engine.http.app import MCP_PATH, first_free_port, serve_asgi, start_server
+from engine.http.client import McpHttpClient
+from engine.http.endpoint import result_of
+from engine.identity import person
+
+PROCESS = """
+---
+name: screening
+description: Screen a vendor, then finance approves.
+inputs:
+  vendorName: string
+steps:
+  - id: check_vendor
+    agent: Check the vendor against the sanctions lists.
+    output: { cleared: boolean }
+  - id: approve
+    person: finance-approver
+    approve: Approve when cleared.
+  - id: done
+    finish: onboarded
+---
+
+# Screening
+"""
+AGENT_TOKEN = "bench-agent-token"
+WARMUP = 50
+
+
+def bare_app() -> Starlette:
+    """The baseline: the SDK's low-level server with one tool that answers a constant envelope."""
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=[types.Tool(name="ping", input_schema={"type": "object"})])
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        return result_of({"ok": True, "data": {}})
+
+    server = Server("bare", on_list_tools=list_tools, on_call_tool=call_tool)
+    manager = StreamableHTTPSessionManager(app=server, json_response=True, stateless=True)
+    return Starlette(
+        routes=[Route(MCP_PATH, StreamableHTTPASGIApp(manager))], lifespan=lambda _app: manager.run()
+    )
+
+
+async def timed(
+    calls: int, tools: dict[str, Callable[[], Awaitable[dict[str, Any]]]]
+) -> dict[str, list[float]]:
+    """Milliseconds per call of each tool, after a warm-up; the tools take turns, so load from anything
+    else on the machine falls on all of them alike. Every answer must be `ok`."""
+    for _ in range(WARMUP):
+        for call in tools.values():
+            assert (await call())["ok"]
+    samples: dict[str, list[float]] = {name: [] for name in tools}
+    for _ in range(calls):
+        for name, call in tools.items():
+            started = time.perf_counter()
+            envelope = await call()
+            samples[name].append((time.perf_counter() - started) * 1000)
+            assert envelope["ok"], envelope
+    return samples
+
+
+def figures(samples: list[float]) -> tuple[float, float]:
+    return statistics.median(samples), statistics.quantiles(samples, n=100, method="inclusive")[98]
+
+
+async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
+    folder = root / "screening"
+    folder.mkdir()
+    (folder / "PROCESS.md").write_text(textwrap.dedent(PROCESS).lstrip())
+    org = OrgConfig.build(
+        groups={"finance": ["mira@example.com"]},
+        people={"mira@example.com": "bench-person-token"},
+        agents={"a_bench": AGENT_TOKEN},
+    )
+    port = first_free_port()
+    engine = await Engine.open(
+        root / "data", org, clock=SystemClock(), public_base_url=f"http://127.0.0.1:{port}"
+    )
+    ours = bare = None
+    try:
+        assert (await engine.publish(folder, {"finance-approver": "finance"})).ok
+        started = await engine.call(
+            person("mira@example.com"),
+            "start_run",
+            {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": "bench-start"},
+        )
+        run_id = started["data"]["run"]["id"]
+        ours = await start_server(engine, port=port)
+        bare = await serve_asgi(bare_app())
+        async with (
+            McpHttpClient(ours.url, AGENT_TOKEN) as client,
+            McpHttpClient(bare.url, "unused") as baseline,
+        ):
+            work = await client.call("get_work", {})
+            assert len(work["data"]["items"]) == 1, work
+            samples = await timed(
+                calls,
+                {
+                    "bare ping": lambda: baseline.call("ping", {}),
+                    "get_run": lambda: client.call("get_run", {"runId": run_id}),
+                    "get_work": lambda: client.call("get_work", {}),
+                },
+            )
+            return {name: figures(values) for name, values in samples.items()}
+    finally:
+        for running in (ours, bare):
+            if running is not None:
+                await running.stop()
+        await engine.close()
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--calls", type=int, default=1000, help="timed calls per tool (default 1000)")
+    args = parser.parse_args()
+    with tempfile.TemporaryDirectory() as tmp:
+        results = asyncio.run(measure(Path(tmp), args.calls))
+    base_median, base_p99 = results["bare ping"]
+    print(f"MCP latency over Streamable HTTP (stateless JSON), {args.calls} calls each, milliseconds")
+    print(f"{'call':<12}{'median':>10}{'p99':>10}{'median x bare':>16}{'p99 x bare':>14}")
+    for name, (median, p99) in results.items():
+        print(f"{name:<12}{median:>10.2f}{p99:>10.2f}{median / base_median:>16.2f}{p99 / base_p99:>14.2f}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

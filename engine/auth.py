@@ -1,0 +1,279 @@
+"""The organization: groups, people, agents, operators and their credentials, from one TOML file.
+
+Spec §3.4 maps roles to groups at publication and §4.1 says who may call what; everything that needs
+to know who belongs where asks this object. Tokens are compared as SHA-256 digests with
+`hmac.compare_digest` over every credential, so a lookup's timing does not reveal which one matched.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import re
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from engine.identity import Identity
+
+OPERATORS_GROUP = "operators"
+"""The reserved group escalations are assigned to (spec §3.3): every person with `operator = true`."""
+
+DEFAULT_LEASE_SECONDS = 600
+DEFAULT_RUN_DATA_BYTES = 1_048_576
+DEFAULT_MAX_UPLOAD_BYTES = 10_485_760
+
+_EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
+_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
+_HEX64 = re.compile(r"[0-9a-f]{64}")
+
+
+class ConfigError(ValueError):
+    """The org config is malformed; the message names the key."""
+
+
+def is_email(value: object) -> bool:
+    return isinstance(value, str) and len(value) <= 254 and _EMAIL.fullmatch(value) is not None
+
+
+def token_digest(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+@dataclass(frozen=True)
+class ServerSettings:
+    lease_seconds: int = DEFAULT_LEASE_SECONDS
+    run_data_bytes: int = DEFAULT_RUN_DATA_BYTES
+    max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+
+
+@dataclass(frozen=True)
+class Person:
+    email: str
+    token_sha256: str | None = None
+    operator: bool = False
+
+
+@dataclass(frozen=True)
+class Agent:
+    id: str
+    token_sha256: str | None = None
+
+
+@dataclass(frozen=True)
+class ProcessEntry:
+    """A process the config publishes at start: a folder or PROCESS.md and its role bindings."""
+
+    path: Path
+    bind: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass
+class OrgConfig:
+    server: ServerSettings = field(default_factory=ServerSettings)
+    groups: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    people: dict[str, Person] = field(default_factory=dict)
+    agents: dict[str, Agent] = field(default_factory=dict)
+    processes: list[ProcessEntry] = field(default_factory=list)
+
+    @classmethod
+    def build(
+        cls,
+        *,
+        groups: dict[str, list[str]] | None = None,
+        people: dict[str, str | None] | None = None,
+        operators: dict[str, str | None] | None = None,
+        agents: dict[str, str | None] | None = None,
+        server: ServerSettings | None = None,
+    ) -> OrgConfig:
+        """An org in code (tests, embedded console): people/operators/agents map an id to a plain token."""
+        people_map: dict[str, Person] = {}
+        for email, token in (people or {}).items():
+            people_map[email] = Person(email, token_digest(token) if token else None, False)
+        for email, token in (operators or {}).items():
+            people_map[email] = Person(email, token_digest(token) if token else None, True)
+        agent_map = {aid: Agent(aid, token_digest(t) if t else None) for aid, t in (agents or {}).items()}
+        org = cls(
+            server=server or ServerSettings(),
+            groups={gid: tuple(members) for gid, members in (groups or {}).items()},
+            people=people_map,
+            agents=agent_map,
+        )
+        org.check()
+        return org
+
+    @classmethod
+    def load(cls, path: Path) -> OrgConfig:
+        try:
+            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+        except OSError as exc:
+            raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+        except tomllib.TOMLDecodeError as exc:
+            raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+        return cls.from_mapping(raw, base=path.parent)
+
+    @classmethod
+    def from_mapping(cls, raw: dict[str, Any], *, base: Path) -> OrgConfig:
+        _keys(raw, "", {"server", "groups", "people", "agents", "processes"})
+        server_raw = _table(raw, "server")
+        _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes"})
+        server = ServerSettings(
+            lease_seconds=_positive_int(server_raw, "server.", "lease_seconds", DEFAULT_LEASE_SECONDS),
+            run_data_bytes=_positive_int(server_raw, "server.", "run_data_bytes", DEFAULT_RUN_DATA_BYTES),
+            max_upload_bytes=_positive_int(
+                server_raw, "server.", "max_upload_bytes", DEFAULT_MAX_UPLOAD_BYTES
+            ),
+        )
+        groups: dict[str, tuple[str, ...]] = {}
+        for i, entry in enumerate(_array(raw, "groups")):
+            where = f"groups[{i}]."
+            _keys(entry, where, {"id", "members"})
+            gid = _required_str(entry, where, "id")
+            members = entry.get("members", [])
+            if not isinstance(members, list) or not all(is_email(m) for m in members):
+                raise ConfigError(f"{where}members: expected a list of email addresses")
+            if gid in groups:
+                raise ConfigError(f"{where}id: duplicate group '{gid}'")
+            groups[gid] = tuple(members)
+        people: dict[str, Person] = {}
+        for i, entry in enumerate(_array(raw, "people")):
+            where = f"people[{i}]."
+            _keys(entry, where, {"email", "token", "token_sha256", "operator"})
+            email = _required_str(entry, where, "email")
+            if not is_email(email):
+                raise ConfigError(f"{where}email: not an email address")
+            operator = entry.get("operator", False)
+            if not isinstance(operator, bool):
+                raise ConfigError(f"{where}operator: expected true or false")
+            if email in people:
+                raise ConfigError(f"{where}email: duplicate person '{email}'")
+            people[email] = Person(email, _credential(entry, where), operator)
+        agents: dict[str, Agent] = {}
+        for i, entry in enumerate(_array(raw, "agents")):
+            where = f"agents[{i}]."
+            _keys(entry, where, {"id", "token", "token_sha256"})
+            aid = _required_str(entry, where, "id")
+            if aid in agents:
+                raise ConfigError(f"{where}id: duplicate agent '{aid}'")
+            agents[aid] = Agent(aid, _credential(entry, where))
+        processes: list[ProcessEntry] = []
+        for i, entry in enumerate(_array(raw, "processes")):
+            where = f"processes[{i}]."
+            _keys(entry, where, {"path", "bind"})
+            rel = _required_str(entry, where, "path")
+            bind = entry.get("bind", {})
+            if not isinstance(bind, dict) or not all(isinstance(v, str) for v in bind.values()):
+                raise ConfigError(f"{where}bind: expected a table of role = group id")
+            processes.append(ProcessEntry((base / rel).resolve(), dict(bind)))
+        org = cls(server=server, groups=groups, people=people, agents=agents, processes=processes)
+        org.check()
+        return org
+
+    def check(self) -> None:
+        """Cross-entry rules: ids well formed, no identity both agent and person, no reserved group."""
+        for gid in self.groups:
+            if not _ID.fullmatch(gid):
+                raise ConfigError(f"groups.{gid}: id must be letters, digits, '_', '.' or '-'")
+            if gid == OPERATORS_GROUP:
+                raise ConfigError(f"groups.{gid}: '{OPERATORS_GROUP}' is reserved for the operators")
+        for aid in self.agents:
+            if not _ID.fullmatch(aid):
+                raise ConfigError(f"agents.{aid}: id must be letters, digits, '_', '.' or '-'")
+        digests = [c.token_sha256 for c in (*self.people.values(), *self.agents.values()) if c.token_sha256]
+        if len(digests) != len(set(digests)):
+            raise ConfigError("tokens: two identities share one token")
+
+    # --- queries -----------------------------------------------------------------------------------
+
+    def identity_for_token(self, token: str) -> Identity | None:
+        """The identity a bearer token belongs to; every credential is compared so timing leaks nothing."""
+        digest = token_digest(token).encode()
+        found: Identity | None = None
+        for person in self.people.values():
+            if person.token_sha256 and hmac.compare_digest(person.token_sha256.encode(), digest):
+                found = Identity("person", person.email, person.operator)
+        for agent in self.agents.values():
+            if agent.token_sha256 and hmac.compare_digest(agent.token_sha256.encode(), digest):
+                found = Identity("agent", agent.id)
+        return found
+
+    def identity_for_person(self, email: str) -> Identity | None:
+        person = self.people.get(email)
+        return None if person is None else Identity("person", email, person.operator)
+
+    def groups_of(self, identity: Identity) -> list[str]:
+        """The groups whose work items this identity sees, operators' queue included."""
+        if not identity.is_person:
+            return []
+        found = [gid for gid, members in self.groups.items() if identity.id in members]
+        if self.is_operator(identity):
+            found.append(OPERATORS_GROUP)
+        return found
+
+    def is_operator(self, identity: Identity) -> bool:
+        if not identity.is_person:
+            return False
+        person = self.people.get(identity.id)
+        return identity.operator or (person is not None and person.operator)
+
+    def operators(self) -> list[str]:
+        return sorted(p.email for p in self.people.values() if p.operator)
+
+    def knows_person(self, email: str) -> bool:
+        """A person value resolves when the org lists that person or any group names them."""
+        return email in self.people or any(email in members for members in self.groups.values())
+
+    def group_members(self, group: str) -> list[str]:
+        if group == OPERATORS_GROUP:
+            return self.operators()
+        return list(self.groups.get(group, ()))
+
+
+def _keys(table: dict[str, Any], where: str, allowed: set[str]) -> None:
+    for key in table:
+        if key not in allowed:
+            raise ConfigError(f"{where}{key}: unknown key (allowed: {', '.join(sorted(allowed))})")
+
+
+def _table(raw: dict[str, Any], key: str) -> dict[str, Any]:
+    value = raw.get(key, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{key}: expected a table")
+    return value
+
+
+def _array(raw: dict[str, Any], key: str) -> list[dict[str, Any]]:
+    value = raw.get(key, [])
+    if not isinstance(value, list) or not all(isinstance(v, dict) for v in value):
+        raise ConfigError(f"{key}: expected an array of tables ([[{key}]])")
+    return value
+
+
+def _required_str(table: dict[str, Any], where: str, key: str) -> str:
+    value = table.get(key)
+    if not isinstance(value, str) or not value:
+        raise ConfigError(f"{where}{key}: required, a non-empty string")
+    return value
+
+
+def _positive_int(table: dict[str, Any], where: str, key: str, default: int) -> int:
+    value = table.get(key, default)
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ConfigError(f"{where}{key}: expected a positive integer")
+    return value
+
+
+def _credential(entry: dict[str, Any], where: str) -> str | None:
+    token, digest = entry.get("token"), entry.get("token_sha256")
+    if token is not None and digest is not None:
+        raise ConfigError(f"{where}token: give token or token_sha256, not both")
+    if token is not None:
+        if not isinstance(token, str) or len(token) < 8:
+            raise ConfigError(f"{where}token: expected a string of at least 8 characters")
+        return token_digest(token)
+    if digest is not None:
+        if not isinstance(digest, str) or not _HEX64.fullmatch(digest.lower()):
+            raise ConfigError(f"{where}token_sha256: expected 64 hex digits")
+        return digest.lower()
+    return None

@@ -1,0 +1,142 @@
+"""The process server as an object: open a data folder, call tools, publish processes, apply timers.
+
+The MCP endpoint and the console's embedded mode both hold one `Engine` and speak to it only through
+`call` (plus the admin methods `publish` and `tick`, which the protocol leaves to the server).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import secrets
+from pathlib import Path
+from typing import Any
+
+from engine.auth import OrgConfig
+from engine.clock import Clock, SystemClock
+from engine.document.model import PARALLEL_PROFILE
+from engine.files import Files
+from engine.identity import Identity
+from engine.runtime.state import Notification, stamp
+from engine.store.base import VersionRecord
+from engine.store.sqlite import SqliteStore
+from engine.tools.catalog import Catalog, PublishResult, draft
+from engine.tools.context import Call, Context, machine_for, save
+from engine.tools.dispatch import TOOL_ORDER, Dispatcher
+from engine.tools.views import Views
+
+log = logging.getLogger("engine")
+
+PROFILES = (PARALLEL_PROFILE,)
+DB_FILE = "engine.db"
+SECRET_KEY = "file_url_secret"
+
+
+class Engine:
+    def __init__(self, store: SqliteStore, org: OrgConfig, clock: Clock, files: Files) -> None:
+        self.store = store
+        self.org = org
+        self.clock = clock
+        self.files = files
+        self.tools: list[str] = list(TOOL_ORDER)
+        self._lock = asyncio.Lock()
+        self.catalog = Catalog(store)
+        self.ctx = Context(
+            store=store,
+            org=org,
+            clock=clock,
+            files=files,
+            catalog=self.catalog,
+            views=Views(files.signed_url),
+            tools=tuple(self.tools),
+            profiles=PROFILES,
+        )
+        self._dispatcher = Dispatcher(self.ctx, self._lock)
+
+    @classmethod
+    async def open(
+        cls,
+        data_dir: Path,
+        org: OrgConfig,
+        *,
+        clock: Clock | None = None,
+        public_base_url: str = "http://127.0.0.1:8765",
+    ) -> Engine:
+        data_dir.mkdir(parents=True, exist_ok=True)
+        store = await SqliteStore.open(data_dir / DB_FILE)
+        secret = await store.get_meta(SECRET_KEY)
+        if secret is None:
+            secret = secrets.token_hex(32)
+            async with store.transaction() as tx:
+                await tx.set_meta(SECRET_KEY, secret)
+        clock = clock or SystemClock()
+        files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
+        return cls(store, org, clock, files)
+
+    @property
+    def profiles(self) -> tuple[str, ...]:
+        return PROFILES
+
+    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        return await self._dispatcher.call(identity, tool, arguments)
+
+    async def publish(self, source: Path, bind: dict[str, str]) -> PublishResult:
+        """Check, bind and publish a process folder or PROCESS.md as its next version (spec §7)."""
+        checked, issues = draft(source, bind, self.org, PROFILES, tuple(self.tools))
+        if checked is None:
+            return PublishResult(False, None, None, False, issues)
+        async with self._lock:
+            latest = await self.store.latest_version(checked.name)
+            if latest is not None and (latest.content_hash, latest.bindings) == (
+                checked.content_hash,
+                checked.bindings,
+            ):
+                return PublishResult(True, checked.name, latest.version, False, [])
+            version = 1 if latest is None else latest.version + 1
+            process = checked.process
+            record = VersionRecord(
+                name=checked.name,
+                version=version,
+                content_hash=checked.content_hash,
+                text=checked.text,
+                bindings=checked.bindings,
+                published_at=stamp(self.clock.now()),
+                description=process.description,
+                inputs=process.inputs_wire(),
+                requires=None
+                if process.requires_systems is None
+                else {"systems": list(process.requires_systems)},
+            )
+            async with self.store.transaction() as tx:
+                await tx.insert_version(record)
+        return PublishResult(True, checked.name, version, True, [])
+
+    async def publish_config_processes(self) -> list[PublishResult]:
+        return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]
+
+    async def tick(self) -> None:
+        """Apply every timer due at the clock's now: waits, timeouts, `due`, lease ends."""
+        now = self.clock.now()
+        for run_id in await self.store.due_runs(stamp(now)):
+            async with self._lock:
+                try:
+                    await self._tick_run(run_id)
+                except Exception:
+                    log.exception("timer for run %s failed", run_id)
+
+    async def _tick_run(self, run_id: str) -> None:
+        async with self.store.transaction() as tx:
+            run = await tx.get_run(run_id)
+            if run is None or run.is_over:
+                return
+            now = self.clock.now()
+            machine = await machine_for(self.ctx, run, now)
+            machine.catch_up()
+            await save(Call(Identity("agent", "server"), now, tx), machine)
+
+    async def notifications(self, run_id: str | None = None) -> list[Notification]:
+        """The outbox (overdue notices); test runs' entries are marked and never delivered."""
+        return await self.store.notifications(run_id)
+
+    async def close(self) -> None:
+        await self.store.close()

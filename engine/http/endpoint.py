@@ -1,0 +1,138 @@
+"""The engine's tools as MCP tools (spec §4), on the SDK's low-level `Server`.
+
+Every call goes to `engine.call` with the identity the bearer token resolved to, and its envelope
+comes back twice: as structured content for clients that read it, and as JSON text for those that do
+not. `isError` mirrors `ok`. Arguments are the engine's to check, so a malformed call is an `invalid`
+envelope with its issues, not a protocol error. Anything unexpected becomes a generic envelope; the
+details go to the log only, so no stack trace, SQL or path reaches a client (DESIGN principle 5).
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import time
+from collections.abc import Mapping
+from importlib.metadata import PackageNotFoundError, version
+from typing import Any, Protocol
+
+import mcp_types as types
+from mcp.server import Server, ServerRequestContext
+
+from engine.http.bearer import identity_of
+from engine.identity import Identity
+from engine.tools.arguments import ARGUMENTS
+
+log = logging.getLogger("apc.calls")
+
+SERVER_NAME = "apc"
+
+UNEXPECTED: dict[str, Any] = {
+    "ok": False,
+    "error": {
+        "code": "retry",
+        "message": "the server could not complete this call; retry with the same requestId",
+    },
+}
+UNAUTHENTICATED: dict[str, Any] = {
+    "ok": False,
+    "error": {"code": "forbidden", "message": "no authenticated identity"},
+}
+
+DESCRIPTIONS: dict[str, str] = {
+    "describe": "What this server offers: protocol version, profiles, lease length, person format, tools, limits.",
+    "list_processes": "The published processes, with their inputs and versions, paged.",
+    "start_run": "Start a run of a published process with its inputs; returns the run view.",
+    "get_run": "The run view: run data, step states, open work items and the process body.",
+    "get_work": "For an agent: ready steps it may claim. For a person: their open work items. Oldest first.",
+    "claim": "Claim a ready agent step: a lease token, the step, the process body, run data and handoff.",
+    "renew": "Extend a claim's lease with a fresh token, optionally leaving a progress note.",
+    "upload": "Store a file (base64) and get the id to cite as file evidence.",
+    "submit": "Submit a claimed step: output, evidence, summary and the chosen next step.",
+    "escalate": "Hand a claimed step to a person with a note saying why it cannot be finished.",
+    "decide": "A person's decision on a work item: completed, approved, rejected, returned or failed.",
+    "cancel": "Cancel an active or waiting run with a reason (operators).",
+    "send_event": "Deliver a named event, with optional data, to one run.",
+    "list_runs": "Runs filtered by process, state and input values, paged.",
+}
+
+
+class ToolEngine(Protocol):
+    """What the endpoint needs of the engine."""
+
+    @property
+    def tools(self) -> list[str]: ...
+
+    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+def tool_list(tools: list[str]) -> list[types.Tool]:
+    """The MCP tool definitions, input schemas from the engine's argument models."""
+    return [
+        types.Tool(
+            name=name,
+            description=DESCRIPTIONS.get(name, name),
+            input_schema=ARGUMENTS[name].model_json_schema(),
+        )
+        for name in tools
+    ]
+
+
+def result_of(envelope: Mapping[str, Any]) -> types.CallToolResult:
+    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)],
+        structured_content=dict(envelope),
+        is_error=not envelope.get("ok", False),
+    )
+
+
+def build_mcp_server(engine: ToolEngine) -> Server[Any]:
+    """A low-level MCP server offering exactly the engine's tools."""
+    tools = tool_list(list(engine.tools))
+    schemas = {tool.name: tool.input_schema for tool in tools}
+
+    async def list_tools(
+        ctx: ServerRequestContext[Any], params: types.PaginatedRequestParams | None
+    ) -> types.ListToolsResult:
+        return types.ListToolsResult(tools=tools)
+
+    async def call_tool(
+        ctx: ServerRequestContext[Any], params: types.CallToolRequestParams
+    ) -> types.CallToolResult:
+        identity = identity_of(ctx.request)
+        if identity is None:
+            return result_of(UNAUTHENTICATED)
+        return result_of(await call_logged(engine, identity, params.name, dict(params.arguments or {})))
+
+    return Server(
+        SERVER_NAME,
+        version=_version(),
+        instructions="Agent Process (core-2) server: call describe first, then get_work.",
+        on_list_tools=list_tools,
+        on_call_tool=call_tool,
+        get_tool_input_schema=schemas.get,
+    )
+
+
+async def call_logged(
+    engine: ToolEngine, identity: Identity, tool: str, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """One tool call with its log line; an exception is logged in full and answered generically."""
+    started = time.perf_counter()
+    try:
+        envelope = await engine.call(identity, tool, arguments)
+        outcome = "ok" if envelope.get("ok") else str(envelope.get("error", {}).get("code", "error"))
+    except Exception:
+        log.exception("%s:%s %s raised", identity.kind, identity.id, tool)
+        envelope, outcome = UNEXPECTED, "unexpected"
+    elapsed = (time.perf_counter() - started) * 1000
+    log.info("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
+    return envelope
+
+
+def _version() -> str:
+    try:
+        return version("agentprocess-console")
+    except PackageNotFoundError:
+        return "0"

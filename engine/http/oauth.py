@@ -1,0 +1,234 @@
+"""OAuth 2.1 resource server: the org's identity provider vouches for a caller with a signed JWT.
+
+Spec §4 puts the tools behind OAuth bearer tokens. The endpoint accepts an access token only when its
+signature verifies against the issuer's published keys, it has not expired, and it names this server
+as audience and the configured issuer. The token then maps to exactly one identity the org config
+knows: an agent by `agent_claim` (checked first, so an agent client never passes as a person, spec §6
+rule 4), otherwise a person by `email` (listed in `[[people]]` or as a group member). Why a token was refused is logged, never told to the caller.
+
+The `[oauth]` table lives in the org config TOML beside what `engine.auth.OrgConfig` reads.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import httpx
+import jwt
+
+from engine.auth import ConfigError, OrgConfig
+from engine.http.hosts import is_loopback
+from engine.identity import Identity
+
+log = logging.getLogger("apc.oauth")
+
+OAUTH_KEYS = frozenset({"issuer", "audience", "jwks_file", "jwks_url", "agent_claim"})
+SIGNING_ALGORITHMS = frozenset(
+    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
+)
+"""Public-key algorithms only: a shared-secret (`HS*`) or `none` token is never accepted."""
+LEEWAY_SECONDS = 30
+"""Clock skew tolerated between the identity provider and this server on `exp`, `nbf` and `iat`."""
+JWKS_FETCH_SECONDS = 10.0
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    issuer: str
+    audience: str
+    jwks_file: Path | None = None
+    jwks_url: str | None = None
+    agent_claim: str | None = None
+
+
+def load_org(path: Path) -> tuple[OrgConfig, OAuthConfig | None]:
+    """The org config and its `[oauth]` table, from one TOML file; ConfigError names the key."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+    try:
+        raw = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
+    oauth_raw = raw.pop("oauth", None)
+    try:
+        org = OrgConfig.from_mapping(raw, base=path.parent)
+        oauth = None if oauth_raw is None else parse_oauth(oauth_raw, base=path.parent)
+    except ConfigError as exc:
+        raise ConfigError(f"{path}: {_with_line(str(exc), text)}") from None
+    return org, oauth
+
+
+def parse_oauth(raw: object, *, base: Path) -> OAuthConfig:
+    """Check the `[oauth]` table; a relative `jwks_file` is relative to the config file's folder."""
+    if not isinstance(raw, dict):
+        raise ConfigError("oauth: expected a table ([oauth])")
+    for key in raw:
+        if key not in OAUTH_KEYS:
+            raise ConfigError(f"oauth.{key}: unknown key (allowed: {', '.join(sorted(OAUTH_KEYS))})")
+    values: dict[str, str] = {}
+    for key in ("issuer", "audience", "jwks_file", "jwks_url", "agent_claim"):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"oauth.{key}: expected a non-empty string")
+        values[key] = value.strip()
+    for key in ("issuer", "audience"):
+        if key not in values:
+            raise ConfigError(f"oauth.{key}: required, a non-empty string")
+    if ("jwks_file" in values) == ("jwks_url" in values):
+        raise ConfigError("oauth.jwks_file: give exactly one of jwks_file and jwks_url")
+    if not _secure_url(values["issuer"]):
+        raise ConfigError("oauth.issuer: expected an https:// URL")
+    url = values.get("jwks_url")
+    if url is not None and not _secure_url(url):
+        raise ConfigError("oauth.jwks_url: expected an https:// URL")
+    jwks_file = values.get("jwks_file")
+    return OAuthConfig(
+        issuer=values["issuer"],
+        audience=values["audience"],
+        jwks_file=None if jwks_file is None else (base / jwks_file).resolve(),
+        jwks_url=url,
+        agent_claim=values.get("agent_claim"),
+    )
+
+
+def _secure_url(url: str) -> bool:
+    """https, or http to this machine (an identity provider run locally for development)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
+
+
+def _with_line(message: str, text: str) -> str:
+    """Add the line of a `[oauth]` key the message names, when the file spells it out plainly."""
+    key_path = message.split(":", 1)[0]
+    if not key_path.startswith("oauth.") or "." in key_path[len("oauth.") :]:
+        return message
+    key = key_path[len("oauth.") :]
+    in_oauth = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_oauth = stripped.replace(" ", "") == "[oauth]"
+        elif in_oauth and stripped.split("=", 1)[0].strip() == key:
+            return f"line {number}: {message}"
+    return message
+
+
+class OAuthVerifier:
+    """Verifies access tokens against a fixed key set read once at startup."""
+
+    def __init__(self, config: OAuthConfig, jwks: dict[str, Any]) -> None:
+        self.config = config
+        self._keys = _signing_keys(jwks)
+        if not self._keys:
+            raise ConfigError("oauth: the key set holds no public signing key")
+
+    @classmethod
+    async def from_config(cls, config: OAuthConfig) -> OAuthVerifier:
+        """Read the key set from `jwks_file`, or fetch `jwks_url` once; a failure is a ConfigError."""
+        if config.jwks_file is not None:
+            try:
+                jwks = json.loads(config.jwks_file.read_text(encoding="utf-8"))
+            except OSError as exc:
+                raise ConfigError(
+                    f"oauth.jwks_file: cannot read {config.jwks_file} ({exc.strerror})"
+                ) from None
+            except ValueError:
+                raise ConfigError(f"oauth.jwks_file: {config.jwks_file} is not JSON") from None
+        else:
+            assert config.jwks_url is not None
+            try:
+                async with httpx.AsyncClient(timeout=JWKS_FETCH_SECONDS) as client:
+                    response = await client.get(config.jwks_url)
+                    response.raise_for_status()
+                    jwks = response.json()
+            except (httpx.HTTPError, ValueError) as exc:
+                raise ConfigError(
+                    f"oauth.jwks_url: cannot fetch the key set ({type(exc).__name__})"
+                ) from None
+        if not isinstance(jwks, dict):
+            raise ConfigError("oauth: the key set is not a JWKS object")
+        return cls(config, jwks)
+
+    def claims(self, token: str) -> dict[str, Any] | None:
+        """The verified claims of `token`, or None when it does not verify."""
+        try:
+            header = jwt.get_unverified_header(token)
+            key = self._key_for(header)
+            if key is None:
+                log.info("oauth token refused: no key for kid %r", header.get("kid"))
+                return None
+            return jwt.decode(
+                token,
+                key=key.key,
+                algorithms=[key.algorithm_name],
+                audience=self.config.audience,
+                issuer=self.config.issuer,
+                leeway=LEEWAY_SECONDS,
+                options={"require": ["exp", "iss", "aud"]},
+            )
+        except jwt.PyJWTError as exc:
+            log.info("oauth token refused: %s", exc)
+            return None
+
+    def identity(self, token: str, org: OrgConfig) -> Identity | None:
+        """The org identity a verified token stands for, or None."""
+        claims = self.claims(token)
+        if claims is None:
+            return None
+        agent_claim = self.config.agent_claim
+        if agent_claim is not None and agent_claim in claims:
+            agent_id = claims[agent_claim]
+            if isinstance(agent_id, str) and agent_id in org.agents:
+                return Identity("agent", agent_id)
+            log.info("oauth token refused: %s %r is not an agent of this organization", agent_claim, agent_id)
+            return None
+        email = claims.get("email")
+        if claims.get("email_verified") is False:
+            log.info("oauth token refused: email %r is not verified", email)
+            return None
+        found = None
+        if isinstance(email, str):
+            found = org.identity_for_person(email) or (
+                Identity("person", email) if org.knows_person(email) else None
+            )
+        if found is None:
+            log.info("oauth token refused: email %r is not a person of this organization", email)
+        return found
+
+    def _key_for(self, header: dict[str, Any]) -> jwt.PyJWK | None:
+        kid = header.get("kid")
+        if kid is None:
+            return self._keys[0] if len(self._keys) == 1 else None
+        return next((k for k in self._keys if k.key_id == kid), None)
+
+
+def _signing_keys(jwks: dict[str, Any]) -> list[jwt.PyJWK]:
+    """The usable public signing keys of a key set; others (encryption, symmetric, unknown) are skipped."""
+    found: list[jwt.PyJWK] = []
+    entries = jwks.get("keys")
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
+            continue
+        try:
+            key = jwt.PyJWK(entry)
+        except jwt.PyJWTError:
+            continue
+        if key.algorithm_name in SIGNING_ALGORITHMS:
+            found.append(key)
+    return found

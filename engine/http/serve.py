@@ -1,0 +1,248 @@
+"""`apc serve`: the engine as a standalone MCP server for agents and people on other machines.
+
+Everything that can be wrong with the configuration is found before the server starts: the org
+config (and its `[oauth]` table), the identity provider's keys, and every process the config
+publishes. Then it serves until SIGINT or SIGTERM, applying due timers twice a second of real time.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import logging
+import signal
+import sqlite3
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+from urllib.parse import urlsplit
+
+import platformdirs
+
+from engine.auth import ConfigError
+from engine.clock import SystemClock
+
+if TYPE_CHECKING:
+    from engine.core import Engine
+    from engine.http.app import RunningServer
+
+log = logging.getLogger("apc.serve")
+
+HELP = "run the process server: the MCP endpoint for agents and people"
+DESCRIPTION = (
+    "Check the org config, publish its processes (unchanged ones keep their version), and serve\n"
+    "the tools over MCP (Streamable HTTP) at /mcp until SIGINT or SIGTERM. One log line per call."
+)
+EPILOG = (
+    "exit status:\n"
+    "  0  stopped by SIGINT or SIGTERM\n"
+    "  1  the server could not start (for example, the port is taken)\n"
+    "  2  the configuration is wrong: the message names the key, or the process and its issues\n\n"
+    "examples:\n"
+    "  apc serve --config org.toml\n"
+    "  apc serve --config org.toml --host 0.0.0.0 --allow-host agents.example.com \\\n"
+    "            --public-url https://agents.example.com"
+)
+
+EXIT_OK = 0
+EXIT_FAILED = 1
+EXIT_CONFIG = 2
+TICK_SECONDS = 0.5
+DEFAULT_PORT = 8765
+QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "uvicorn", "uvicorn.error")
+
+
+@dataclass(frozen=True)
+class ServeOptions:
+    config: Path
+    data: Path | None = None
+    host: str = "127.0.0.1"
+    port: int = DEFAULT_PORT
+    speed: float = 1.0
+    public_url: str | None = None
+    allow_host: list[str] = field(default_factory=list)
+
+
+def default_data_dir() -> Path:
+    return Path(platformdirs.user_data_dir("apc", appauthor=False))
+
+
+def _speed(value: str) -> float:
+    try:
+        speed = float(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if not speed > 0 or speed == float("inf"):
+        raise argparse.ArgumentTypeError("must be a positive number")
+    return speed
+
+
+def _port(value: str) -> int:
+    if not value.isdigit() or int(value) > 65535:
+        raise argparse.ArgumentTypeError(f"not a port number: {value!r}")
+    return int(value)
+
+
+def _public_url(value: str) -> str:
+    parts = urlsplit(value)
+    if parts.scheme not in ("http", "https") or not parts.hostname or parts.query or parts.fragment:
+        raise argparse.ArgumentTypeError(f"expected an http(s) base URL, got {value!r}")
+    return value.rstrip("/")
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("--config", type=Path, required=True, metavar="ORG.toml", help="the org config")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="DIR",
+        help=f"where runs and uploads are kept (default: {default_data_dir()})",
+    )
+    parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
+    parser.add_argument(
+        "--port",
+        type=_port,
+        default=DEFAULT_PORT,
+        help=f"port to bind, 0 for any free one (default: {DEFAULT_PORT})",
+    )
+    parser.add_argument("--speed", type=_speed, default=1.0, metavar="N", help="run the clock N times faster")
+    parser.add_argument(
+        "--public-url",
+        type=_public_url,
+        metavar="URL",
+        help="base URL clients reach this server at (file links)",
+    )
+    parser.add_argument(
+        "--allow-host",
+        action="append",
+        default=[],
+        metavar="H",
+        help="a Host name clients may use besides loopback, e.g. agents.example.com ('*': any); repeatable",
+    )
+
+
+def options_from(args: argparse.Namespace) -> ServeOptions:
+    return ServeOptions(
+        config=args.config,
+        data=args.data,
+        host=args.host,
+        port=args.port,
+        speed=args.speed,
+        public_url=args.public_url,
+        allow_host=list(args.allow_host),
+    )
+
+
+def run(args: argparse.Namespace) -> int:
+    """The `apc serve` entry point: logging to stderr, one asyncio loop, an exit status."""
+    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
+    for name in QUIET_LOGGERS:
+        logging.getLogger(name).setLevel(logging.WARNING)
+    return asyncio.run(serve(options_from(args)))
+
+
+async def serve(
+    options: ServeOptions,
+    *,
+    stop: asyncio.Event | None = None,
+    on_ready: Callable[[RunningServer], None] | None = None,
+) -> int:
+    """Check the configuration, publish, serve until `stop` is set (or a signal arrives), shut down."""
+    # Imported here, not at the top, so that every other `apc` command starts without loading the
+    # MCP SDK and the web server (more than a second).
+    from engine.core import Engine
+    from engine.http.app import first_free_port, start_server
+    from engine.http.oauth import OAuthVerifier, load_org
+
+    try:
+        org, oauth_config = load_org(options.config)
+        oauth = None if oauth_config is None else await OAuthVerifier.from_config(oauth_config)
+    except ConfigError as error:
+        log.error("configuration error: %s", error)
+        return EXIT_CONFIG
+    port = options.port or first_free_port(options.host)
+    public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
+    data_dir = options.data or default_data_dir()
+    try:
+        engine = await Engine.open(
+            data_dir, org, clock=SystemClock(options.speed), public_base_url=public_url
+        )
+    except (OSError, sqlite3.Error) as error:
+        log.error("cannot open the data folder %s: %s", data_dir, error)
+        return EXIT_FAILED
+    try:
+        if not await _publish(engine):
+            return EXIT_CONFIG
+        allowed = [*options.allow_host, *_public_host(options.public_url)]
+        try:
+            server = await start_server(
+                engine, options.host, port, allowed, oauth=oauth, public_url=public_url
+            )
+        except OSError as error:
+            log.error("cannot listen on %s:%s: %s", options.host, port, error.strerror or error)
+            return EXIT_FAILED
+        log.info("serving %s (data: %s, clock speed %g)", server.url, data_dir, options.speed)
+        if options.public_url is None and options.host in ("0.0.0.0", "::"):
+            log.warning("file links point at %s; pass --public-url for agents on other hosts", public_url)
+        if on_ready is not None:
+            on_ready(server)
+        try:
+            await _serve_until_stopped(engine, stop or asyncio.Event())
+        finally:
+            await server.stop()
+            log.info("stopped")
+    finally:
+        await engine.close()
+    return EXIT_OK
+
+
+async def _publish(engine: Engine) -> bool:
+    """Publish the config's processes (unchanged ones keep their version); False if any is refused."""
+    ok = True
+    for entry, result in zip(engine.org.processes, await engine.publish_config_processes(), strict=True):
+        if not result.ok:
+            ok = False
+            log.error("cannot publish %s:", entry.path)
+            for issue in result.issues:
+                log.error("  %s", issue)
+        elif result.created:
+            log.info("published %s version %s", result.name, result.version)
+        else:
+            log.info("%s version %s is current", result.name, result.version)
+    return ok
+
+
+async def _serve_until_stopped(engine: Engine, stop: asyncio.Event) -> None:
+    loop = asyncio.get_running_loop()
+    handled: list[signal.Signals] = []
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
+            loop.add_signal_handler(sig, stop.set)
+            handled.append(sig)
+    try:
+        while not stop.is_set():
+            try:
+                await engine.tick()
+            except Exception:
+                log.exception("applying timers failed")
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), timeout=TICK_SECONDS)
+    finally:
+        for sig in handled:
+            loop.remove_signal_handler(sig)
+
+
+def _local_url(host: str, port: int) -> str:
+    shown = "127.0.0.1" if host in ("0.0.0.0", "::", "") else host
+    return f"http://[{shown}]:{port}" if ":" in shown else f"http://{shown}:{port}"
+
+
+def _public_host(public_url: str | None) -> list[str]:
+    """The public URL's host name: clients that use it send it as `Host`."""
+    if not public_url:
+        return []
+    parts = urlsplit(public_url)
+    return [parts.hostname] if parts.hostname else []

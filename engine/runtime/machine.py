@@ -1,0 +1,400 @@
+"""The state machine: every transition a run can make, applied to its in-memory state.
+
+Tools decide *whether* a change is allowed; this module decides *what* the change does, including
+every automatic transition it triggers (finish, a wait already due, fork, join, a held event), so a
+write returns with the run fully settled (spec §4). Nothing here touches storage or the wire.
+"""
+
+from __future__ import annotations
+
+import secrets
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from typing import Any
+
+from engine.auth import OPERATORS_GROUP, OrgConfig
+from engine.clock import rfc3339
+from engine.document import durations
+from engine.document.fields import parse_datetime
+from engine.document.model import JOIN, Process, Step
+from engine.runtime.state import (
+    SERVER,
+    UNFINISHED,
+    Claim,
+    HeldEvent,
+    Notification,
+    Run,
+    StepRun,
+    WorkItem,
+    parse_stamp,
+    stamp,
+)
+
+MAX_CHAIN = 10_000
+"""Automatic transitions one write may trigger; a valid document is acyclic, this only bounds bugs."""
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{secrets.token_hex(10)}"
+
+
+@dataclass
+class Machine:
+    """One run, its pinned process version, and the moment the current write happens."""
+
+    run: Run
+    process: Process
+    now: datetime
+    org: OrgConfig
+    bindings: dict[str, str]
+    notifications: list[Notification] = field(default_factory=list)
+    _chain: int = 0
+
+    # --- time and bookkeeping ----------------------------------------------------------------------
+
+    @property
+    def at(self) -> str:
+        return rfc3339(self.now)
+
+    def _tick(self) -> int:
+        self.run.counter += 1
+        self._chain += 1
+        if self._chain > MAX_CHAIN:
+            raise RuntimeError("automatic transitions did not settle")
+        return self.run.counter
+
+    def step(self, step_id: str) -> Step:
+        return self.process.step(step_id)
+
+    def settle(self) -> None:
+        """Recompute the run state from its steps (spec §3.5) and stamp the write."""
+        self.run.updated_at = stamp(self.now)
+        if self.run.is_over:
+            return
+        states = {s.state for s in self.run.steps.values()}
+        self.run.state = "active" if states & {"ready", "claimed"} else "waiting"
+
+    # --- start and entering steps ------------------------------------------------------------------
+
+    def start(self) -> None:
+        self.run.steps = {s.id: StepRun() for s in self.process.steps}
+        self.run.started_at = stamp(self.now)
+        self.enter(self.process.steps[0].id)
+        self.settle()
+
+    def enter(self, step_id: str) -> None:
+        """Reach a step: make it ready, waiting on someone or something, or act on it at once."""
+        if self.run.is_over:
+            return
+        step, st = self.step(step_id), self.run.steps[step_id]
+        st.entered = self._tick()
+        st.ready_since = stamp(self.now)
+        st.claim, st.escalation, st.handoff, st.timer_at, st.work_item = None, None, None, None, None
+        st.overdue = False
+        st.due_at = (
+            stamp(self.now + timedelta(seconds=durations.parse_duration(step.due) or 0)) if step.due else None
+        )
+        if step.kind == "agent":
+            st.state = "ready"
+        elif step.kind in ("task", "approve"):
+            assignee = self._assignee(step)
+            if assignee is None:
+                self.fail(step_id, SERVER, f"person {step.person} resolves to no person in the organization")
+                return
+            st.state = "waiting"
+            self._open_item(step_id, step.kind, assignee)
+        elif step.kind == "wait":
+            st.state = "waiting"
+            st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.value) or 0))
+            self._continue_if_due(step_id)
+        elif step.kind == "wait_until":
+            when = _as_datetime(self._lookup(step.value))
+            if when is None:
+                self.fail(step_id, SERVER, f"{step.value} is missing or not a datetime")
+                return
+            st.state = "waiting"
+            st.timer_at = stamp(when)
+            self._continue_if_due(step_id)
+        elif step.kind == "wait_for":
+            st.state = "waiting"
+            if step.timeout:
+                st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.timeout) or 0))
+            held = next((e for e in self.run.events if e.name == step.value), None)
+            if held is not None:
+                self.run.events.remove(held)
+                self.complete(step_id, {"output": held.data, "by": held.by, "at": held.at})
+        elif step.kind == "parallel":
+            st.state = "waiting"
+            st.joined = []
+            for entry in step.branches:
+                self.enter(entry)
+        elif step.kind == "finish":
+            st.state = "done"
+            self.end("ended", step.value, SERVER, None)
+
+    def _continue_if_due(self, step_id: str) -> None:
+        st = self.run.steps[step_id]
+        if st.timer_at is not None and parse_stamp(st.timer_at) <= self.now:
+            self.complete(step_id, {"by": SERVER, "at": self.at})
+
+    def _assignee(self, step: Step) -> dict[str, str] | None:
+        who = step.person or ""
+        if who == "initiator":
+            return {"person": self.run.initiator} if self.run.initiator else None
+        if "." in who:
+            value = self._lookup(who)
+            return {"person": value} if isinstance(value, str) and self.org.knows_person(value) else None
+        group = self.bindings.get(who)
+        return {"group": group} if group else None
+
+    def _lookup(self, path: str) -> Any:
+        """A value at `inputs.<f>` or `steps.<id>.output.<f>` in run data, or None."""
+        parts = path.split(".")
+        if len(parts) == 2 and parts[0] == "inputs":
+            return self.run.inputs.get(parts[1])
+        if len(parts) == 4 and parts[0] == "steps" and parts[2] == "output":
+            output = self.run.data.get(parts[1], {}).get("output")
+            return output.get(parts[3]) if isinstance(output, dict) else None
+        return None
+
+    def _open_item(self, step_id: str, kind: Any, assigned_to: dict[str, str]) -> WorkItem:
+        item = WorkItem(new_id("w"), step_id, kind, assigned_to, stamp(self.now), self._tick())
+        self.run.work_items[item.id] = item
+        self.run.item_ids.append(item.id)
+        self.run.steps[step_id].work_item = item.id
+        return item
+
+    def _close_item(self, step_id: str) -> None:
+        st = self.run.steps[step_id]
+        if st.work_item is not None:
+            self.run.work_items.pop(st.work_item, None)
+            st.work_item = None
+
+    # --- completing and routing --------------------------------------------------------------------
+
+    def record(self, step_id: str, fields: dict[str, Any]) -> None:
+        """Make `fields` the step's current run data, moving any earlier completion into history."""
+        current = self.run.data.get(step_id, {"history": []})
+        history = list(current.get("history", []))
+        previous = {k: v for k, v in current.items() if k != "history"}
+        if previous:
+            history.append(previous)
+        self.run.data[step_id] = {**fields, "history": history}
+
+    def complete(self, step_id: str, fields: dict[str, Any], chosen: str | None = None) -> None:
+        """The step is done with `fields` as its run data; continue at `chosen` or its `next`."""
+        st = self.run.steps[step_id]
+        self._close_item(step_id)
+        st.state, st.claim, st.escalation, st.timer_at = "done", None, None, None
+        st.handoff = None
+        st.completed = self._tick()
+        self.record(step_id, fields)
+        self.go(step_id, chosen or self.step(step_id).next)
+
+    def go(self, from_id: str, target: str | None) -> None:
+        if target is None or self.run.is_over:
+            return
+        if target == JOIN:
+            self._join(from_id)
+        else:
+            self.enter(target)
+
+    def _join(self, step_id: str) -> None:
+        parallel_id = self.process.branch_of(step_id)
+        if parallel_id is None:
+            raise RuntimeError(f"{step_id} joins outside a branch")
+        parallel = self.step(parallel_id)
+        entry = next(e for e in parallel.branches if step_id in self.process.branch_steps(e))
+        st = self.run.steps[parallel_id]
+        if entry not in st.joined:
+            st.joined.append(entry)
+        if set(st.joined) == set(parallel.branches):
+            st.state = "done"
+            st.completed = self._tick()
+            self.go(parallel_id, parallel.next)
+
+    def approve(self, step_id: str, by: str, note: str | None) -> None:
+        fields: dict[str, Any] = {"decision": "approved", "by": by, "at": self.at}
+        if note:
+            fields["note"] = note
+        self.complete(step_id, fields)
+
+    def reject(self, step_id: str, by: str, note: str) -> None:
+        """Spec §3.1 rework: back to `on_reject`, later completions to history; or end `rejected`."""
+        step, st = self.step(step_id), self.run.steps[step_id]
+        self._close_item(step_id)
+        self.record(step_id, {"decision": "rejected", "note": note, "by": by, "at": self.at})
+        st.completed = self._tick()
+        if step.on_reject is None:
+            st.state = "done"
+            self.end("ended", "rejected", by, note)
+            return
+        self._rewind(step.on_reject, step_id)
+        st.state = None
+        self.enter(step.on_reject)
+
+    def _rewind(self, target: str, rejecting: str) -> None:
+        """Steps completed since `target` was reached lose their current fields (kept in history).
+
+        Inside a branch only that branch is touched; from after a join to the parallel step, the
+        whole region (parallel profile §3).
+        """
+        branch_of = self.process.branch_of(rejecting)
+        if branch_of is not None:
+            parallel = self.step(branch_of)
+            entry = next(e for e in parallel.branches if rejecting in self.process.branch_steps(e))
+            scope = self.process.branch_steps(entry)
+        else:
+            scope = tuple(s.id for s in self.process.steps)
+        threshold = self.run.steps[target].entered
+        for sid in scope:
+            st = self.run.steps[sid]
+            if sid in (target, rejecting) or st.entered <= threshold:
+                continue
+            self._close_item(sid)
+            current = self.run.data.get(sid)
+            if current is not None and any(k != "history" for k in current):
+                self.run.data[sid] = {"history": [*current.get("history", []), _current(current)]}
+            st.state, st.claim, st.escalation, st.timer_at, st.due_at = None, None, None, None, None
+            st.overdue, st.handoff, st.joined = False, None, []
+
+    def fail(self, step_id: str, by: str, note: str) -> None:
+        """A `failed` decision, or a server step that cannot proceed: the run ends `failed`."""
+        st = self.run.steps[step_id]
+        self._close_item(step_id)
+        st.state, st.claim = "failed", None
+        self.record(step_id, {"decision": "failed", "note": note, "by": by, "at": self.at})
+        self.end("ended", "failed", by, note)
+
+    def end(self, state: str, outcome: str | None, by: str, note: str | None) -> None:
+        """Terminal cleanup (spec §3.5): unfinished steps cancelled, items removed, tokens stop."""
+        run = self.run
+        run.state = "cancelled" if state == "cancelled" else "ended"
+        run.outcome = outcome
+        run.ended = {"by": by, "at": self.at, "note": note}
+        for st in run.steps.values():
+            if st.state in UNFINISHED:
+                st.state = "cancelled"
+            st.claim, st.timer_at, st.work_item = None, None, None
+        run.work_items.clear()
+        run.events.clear()
+
+    # --- agent work --------------------------------------------------------------------------------
+
+    def claim(self, step_id: str, by: str, token_hash: str, lease_seconds: int) -> str:
+        st = self.run.steps[step_id]
+        expires = stamp(self.now + timedelta(seconds=lease_seconds))
+        st.state, st.claim = "claimed", Claim(token_hash, by, expires)
+        return expires
+
+    def renew(self, step_id: str, token_hash: str, lease_seconds: int, progress: str | None) -> str:
+        claim = self.run.steps[step_id].claim
+        if claim is None:
+            raise RuntimeError("renew without a claim")
+        claim.token_hash = token_hash
+        claim.expires_at = stamp(self.now + timedelta(seconds=lease_seconds))
+        if progress is not None:
+            claim.progress = progress
+        return claim.expires_at
+
+    def refuse(self, step_id: str, issues: list[str]) -> None:
+        """A submission was not accepted: the claim stands, the issues go to the next attempt."""
+        st = self.run.steps[step_id]
+        st.handoff = {**(st.handoff or {}), "issues": issues}
+
+    def escalate(self, step_id: str, by: str, note: str) -> WorkItem:
+        st = self.run.steps[step_id]
+        st.state, st.claim = "waiting", None
+        st.escalation = {"note": note, "by": by, "at": self.at}
+        return self._open_item(step_id, "agent", {"group": OPERATORS_GROUP})
+
+    def give_back(self, step_id: str, by: str, note: str) -> None:
+        """An escalated step `returned` by a person: ready again, same attempt, note in handoff."""
+        st = self.run.steps[step_id]
+        self._close_item(step_id)
+        st.state, st.escalation = "ready", None
+        st.ready_since = stamp(self.now)
+        st.handoff = {**(st.handoff or {}), "returned": {"note": note, "by": by, "at": self.at}}
+
+    # --- time and events ---------------------------------------------------------------------------
+
+    def expire_leases(self) -> None:
+        """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
+        for st in self.run.steps.values():
+            if st.state == "claimed" and st.claim and parse_stamp(st.claim.expires_at) <= self.now:
+                if st.claim.progress:
+                    st.handoff = {**(st.handoff or {}), "progress": st.claim.progress}
+                st.state, st.ready_since, st.claim = "ready", st.claim.expires_at, None
+
+    def next_timer(self) -> tuple[str, str, str] | None:
+        """The earliest pending (at, kind, step_id) other than a lease, which `expire_leases` handles."""
+        pending = [timer for timer in self.timers() if timer[1] != "lease"]
+        return min(pending) if pending else None
+
+    def timers(self) -> list[tuple[str, str, str]]:
+        """Every pending timer of the run (for the store's `timers` index)."""
+        out: list[tuple[str, str, str]] = []
+        for sid, st in self.run.steps.items():
+            if st.state not in UNFINISHED:
+                continue
+            if st.due_at and not st.overdue:
+                out.append((st.due_at, "due", sid))
+            if st.timer_at and st.state == "waiting":
+                out.append((st.timer_at, "timeout" if self.step(sid).kind == "wait_for" else "wait", sid))
+            if st.state == "claimed" and st.claim:
+                out.append((st.claim.expires_at, "lease", sid))
+        return out
+
+    def catch_up(self) -> None:
+        """Apply every timer due at `now`, oldest first (spec §6 rule 1: waits time out into steps)."""
+        self.expire_leases()
+        while not self.run.is_over:
+            pending = self.next_timer()
+            if pending is None or parse_stamp(pending[0]) > self.now:
+                break
+            _at, kind, sid = pending
+            if kind == "due":
+                self._overdue(sid)
+            elif kind == "wait":
+                self.complete(sid, {"by": SERVER, "at": self.at})
+            else:
+                self.complete(sid, {"by": SERVER, "at": self.at}, self.step(sid).on_timeout)
+        self.settle()
+
+    def _overdue(self, step_id: str) -> None:
+        """Spec §2.2 `due`: mark the step and notify its assignees and the operators; work stays open."""
+        st = self.run.steps[step_id]
+        st.overdue = True
+        recipients: list[str] = []
+        item = self.run.work_items.get(st.work_item or "")
+        if item is not None and "person" in item.assigned_to:
+            recipients.append(item.assigned_to["person"])
+        elif item is not None:
+            recipients.extend(self.org.group_members(item.assigned_to["group"]))
+        recipients.extend(self.org.operators())
+        test = self.run.mode == "test"
+        for who in dict.fromkeys(recipients):
+            self.notifications.append(Notification(self.run.id, step_id, "overdue", who, self.at, test))
+
+    def deliver(self, name: str, data: dict[str, Any], by: str) -> str | None:
+        """Spec §3.6: satisfy one ready `wait_for` on `name`, or hold the event for a later one."""
+        for step in self.process.steps:
+            st = self.run.steps[step.id]
+            if step.kind == "wait_for" and step.value == name and st.state == "waiting":
+                self.complete(step.id, {"output": data, "by": by, "at": self.at})
+                return step.id
+        self.run.events.append(HeldEvent(name, data, by, self.at))
+        return None
+
+
+def _current(record: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in record.items() if k != "history"}
+
+
+def _as_datetime(value: Any) -> datetime | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return parse_datetime(value)
+    except (ValueError, TypeError):
+        return None

@@ -1,0 +1,151 @@
+"""A run's whole state as plain dataclasses: what the store persists as one JSON document.
+
+Everything the tools answer from (step states, claims, open work items, held events, timers) is
+derived from this document, so a run is consistent by construction after any write, and the store's
+index tables can always be recomputed from it.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+
+RunState = Literal["active", "waiting", "ended", "cancelled"]
+StepStateName = Literal["ready", "claimed", "waiting", "done", "failed", "cancelled"]
+UNFINISHED = ("ready", "claimed", "waiting")
+SERVER = "server"
+
+
+def stamp(when: datetime) -> str:
+    """A sortable, exact timestamp for storage and ordering (microseconds, UTC)."""
+    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def parse_stamp(text: str) -> datetime:
+    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+
+
+@dataclass
+class Claim:
+    token_hash: str
+    by: str
+    expires_at: str
+    progress: str | None = None
+
+
+@dataclass
+class StepRun:
+    state: StepStateName | None = None
+    ready_since: str | None = None
+    """When the step last became claimable or waiting: orders `get_work`."""
+    entered: int = 0
+    """Run-local sequence number of the last time the step was reached (rework scope)."""
+    completed: int = 0
+    due_at: str | None = None
+    overdue: bool = False
+    claim: Claim | None = None
+    handoff: dict[str, Any] | None = None
+    escalation: dict[str, Any] | None = None
+    work_item: str | None = None
+    timer_at: str | None = None
+    """A wait's continuation, a `wait_until` time, or a `wait_for` timeout."""
+    joined: list[str] = field(default_factory=list)
+    """Parallel step: the branch entries whose branch reached `join`."""
+
+
+@dataclass
+class WorkItem:
+    id: str
+    step_id: str
+    kind: Literal["agent", "task", "approve"]
+    assigned_to: dict[str, str]
+    created_at: str
+    seq: int = 0
+    """Run-local creation order: orders items opened in the same instant (a fork)."""
+
+
+@dataclass
+class HeldEvent:
+    name: str
+    data: dict[str, Any]
+    by: str
+    at: str
+
+
+@dataclass
+class Notification:
+    """One message in the outbox: the step went overdue; recipient is a person or `operators`."""
+
+    run_id: str
+    step_id: str
+    kind: str
+    recipient: str
+    at: str
+    test: bool
+
+
+@dataclass
+class Run:
+    id: str
+    process: str
+    version: int
+    mode: Literal["live", "test"]
+    started_by: str
+    started_at: str
+    initiator: str | None
+    inputs: dict[str, Any]
+    state: RunState = "active"
+    outcome: str | None = None
+    ended: dict[str, Any] | None = None
+    updated_at: str = ""
+    data: dict[str, dict[str, Any]] = field(default_factory=dict)
+    """Run data `steps`: per step id, its current fields and `history`."""
+    steps: dict[str, StepRun] = field(default_factory=dict)
+    work_items: dict[str, WorkItem] = field(default_factory=dict)
+    item_ids: list[str] = field(default_factory=list)
+    """Every work item ever opened on this run: tells `already_decided` from `not_found`."""
+    events: list[HeldEvent] = field(default_factory=list)
+    counter: int = 0
+
+    @property
+    def is_over(self) -> bool:
+        return self.state in ("ended", "cancelled")
+
+    def run_data(self) -> dict[str, Any]:
+        return {"inputs": self.inputs, "steps": self.data}
+
+    def to_json(self) -> str:
+        doc = dict(vars(self))
+        doc["steps"] = {
+            sid: {**vars(st), "claim": None if st.claim is None else vars(st.claim)}
+            for sid, st in self.steps.items()
+        }
+        doc["work_items"] = {wid: vars(item) for wid, item in self.work_items.items()}
+        doc["events"] = [vars(event) for event in self.events]
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+
+    @classmethod
+    def from_json(cls, text: str) -> Run:
+        raw = json.loads(text)
+        steps = {}
+        for sid, s in raw.pop("steps").items():
+            claim = s.pop("claim")
+            steps[sid] = StepRun(**s, claim=Claim(**claim) if claim else None)
+        items = {wid: WorkItem(**w) for wid, w in raw.pop("work_items").items()}
+        events = [HeldEvent(**e) for e in raw.pop("events")]
+        return cls(**raw, steps=steps, work_items=items, events=events)
+
+
+def data_bytes(value: Any) -> int:
+    """Size of a JSON value as the run-data cap counts it: compact UTF-8."""
+    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+
+
+def snapshot_of(run: Run) -> str:
+    """Spec §3.4: a hash of the run data, taken at read time and compared at decision time."""
+    canonical = json.dumps(run.run_data(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    digest = hashlib.sha256(f"{run.id}\n{canonical}".encode())
+    return digest.hexdigest()[:32]

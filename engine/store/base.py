@@ -1,0 +1,139 @@
+"""The persistence interface the engine codes against; SQLite is the one implementation today.
+
+Reads go through the `Store`; every write tool runs inside one `Transaction`, which commits all of its
+changes (run document, derived indexes, tokens, the idempotency record) at once or none of them.
+"""
+
+from __future__ import annotations
+
+from contextlib import AbstractAsyncContextManager
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+from engine.runtime.state import Notification, Run
+
+
+@dataclass(frozen=True)
+class VersionRecord:
+    name: str
+    version: int
+    content_hash: str
+    text: str
+    bindings: dict[str, str]
+    published_at: str
+    description: str
+    inputs: dict[str, Any]
+    requires: dict[str, Any] | None
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    id: str
+    sha256: str
+    bytes: int
+    file_name: str
+    content_type: str
+    uploaded_by: str
+    uploaded_at: str
+
+
+@dataclass(frozen=True)
+class RequestRecord:
+    request_id: str
+    identity: str
+    tool: str
+    args_hash: str
+    result: Any
+
+
+@dataclass(frozen=True)
+class RunRow:
+    """What `list_runs` returns per run without reading the whole run document."""
+
+    id: str
+    process: str
+    version: int
+    state: str
+    outcome: str | None
+    started_at: str
+    updated_at: str
+    inputs: dict[str, Any]
+    seq: int
+
+
+@dataclass(frozen=True)
+class AgentWorkRow:
+    run_id: str
+    step_id: str
+    available_at: str
+    run_seq: int
+    step_index: int
+
+
+@dataclass(frozen=True)
+class PersonWorkRow:
+    item_id: str
+    run_id: str
+    created_at: str
+    run_seq: int
+    item_seq: int
+
+
+@dataclass(frozen=True)
+class DerivedRows:
+    """Index rows recomputed from a run's state after every write."""
+
+    agent_steps: list[tuple[str, str, int]]
+    """(step_id, available_at, step_index) for ready or claimed agent steps."""
+    work_items: list[tuple[str, str, str, str, str, int]]
+    """(item_id, step_id, assignee_kind, assignee, created_at, item_seq) for open work items."""
+    timers: list[tuple[str, str, str]]
+    """(at, kind, step_id)."""
+
+
+class Transaction(Protocol):
+    async def get_run(self, run_id: str) -> Run | None: ...
+    async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None: ...
+    async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None: ...
+    async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None: ...
+    async def save_request(self, record: RequestRecord) -> None: ...
+    async def insert_version(self, record: VersionRecord) -> None: ...
+    async def insert_file(self, record: FileRecord) -> None: ...
+    async def add_notifications(self, notes: list[Notification]) -> None: ...
+    async def latest_version(self, name: str) -> VersionRecord | None: ...
+    async def set_meta(self, key: str, value: str) -> None: ...
+
+
+class Store(Protocol):
+    async def close(self) -> None: ...
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    async def get_meta(self, key: str) -> str | None: ...
+    async def get_run(self, run_id: str) -> Run | None: ...
+    async def get_runs(self, run_ids: list[str]) -> dict[str, Run]: ...
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None: ...
+    async def get_request(self, request_id: str) -> RequestRecord | None: ...
+    async def latest_version(self, name: str) -> VersionRecord | None: ...
+    async def get_version(self, name: str, version: int) -> VersionRecord | None: ...
+    async def list_latest_versions(self, after: str | None, limit: int) -> list[VersionRecord]: ...
+    async def get_file(self, file_id: str) -> FileRecord | None: ...
+    async def list_runs(
+        self,
+        process: str | None,
+        state: str | None,
+        inputs: list[tuple[str, str]],
+        before_seq: int | None,
+        limit: int,
+    ) -> list[RunRow]: ...
+    async def agent_work(
+        self, now: str, process: str | None, after: tuple[str, int, int] | None, limit: int
+    ) -> list[AgentWorkRow]: ...
+    async def person_work(
+        self,
+        person: str,
+        groups: list[str],
+        process: str | None,
+        after: tuple[str, int, int] | None,
+        limit: int,
+    ) -> list[PersonWorkRow]: ...
+    async def due_runs(self, now: str) -> list[str]: ...
+    async def notifications(self, run_id: str | None = None) -> list[Notification]: ...

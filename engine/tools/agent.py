@@ -1,0 +1,129 @@
+"""The agent loop's writes (spec §3.3, §6 rule 2): claim, renew, submit, escalate, upload.
+
+Tokens are random and opaque; only their SHA-256 is stored, with the run and step they were issued
+for. A token the server never issued is `invalid`; one it issued whose lease ended or was replaced is
+`stale`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import secrets
+from typing import Any
+
+from engine.auth import token_digest
+from engine.files import FileError
+from engine.runtime.machine import Machine, new_id
+from engine.runtime.state import stamp
+from engine.store.base import FileRecord
+from engine.tools.acceptance import Submission, accept
+from engine.tools.arguments import ClaimArgs, EscalateArgs, RenewArgs, SubmitArgs, UploadArgs
+from engine.tools.context import Call, Context, open_run, save
+from engine.tools.errors import ToolError, conflict, first_error, forbidden, invalid, not_found, run_ended
+from engine.tools.views import wire_time
+
+
+def _agents_only(call: Call, tool: str) -> ToolError | None:
+    return None if call.identity.is_agent else forbidden(f"{tool} is for agent identities")
+
+
+async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
+    m = await open_run(ctx, call, args.runId)
+    step = next((s for s in m.process.steps if s.id == args.stepId), None)
+    first_error(
+        {
+            "run_ended": lambda: run_ended() if m.run.is_over else None,
+            "not_found": lambda: not_found(f"step '{args.stepId}'") if step is None else None,
+            "forbidden": lambda: (
+                _agents_only(call, "claim")
+                or (forbidden(f"step '{args.stepId}' is not an agent step") if step.kind != "agent" else None)
+            ),
+        }
+    )
+    assert step is not None
+    st = m.run.steps[step.id]
+    if st.state == "claimed" and st.claim is not None:
+        mine = st.claim.by == call.identity.id
+        raise conflict("the step is claimed", "claimed_by_you" if mine else "claimed_by_other")
+    if st.state != "ready":
+        raise conflict("the step is not ready to claim", "not_ready")
+    token = secrets.token_urlsafe(32)
+    expires = m.claim(step.id, call.identity.id, token_digest(token), ctx.org.server.lease_seconds)
+    await call.writes.add_token(token_digest(token), m.run.id, step.id)
+    await save(call, m)
+    return ctx.views.claim_result(m.run, m.process, step, token, expires)
+
+
+async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machine, str]:
+    """The run and step a token was issued for, with the checks every token-bearing tool makes."""
+    digest = token_digest(token)
+    owner = await ctx.store.token_owner(digest)
+    if owner is None:
+        raise invalid("the token does not verify", ["token: not valid"])
+    m = await open_run(ctx, call, owner[0])
+    st = m.run.steps[owner[1]]
+    live = st.state == "claimed" and st.claim is not None and st.claim.token_hash == digest
+    first_error(
+        {
+            "run_ended": lambda: run_ended() if m.run.is_over else None,
+            "stale": lambda: (
+                None if live else ToolError("stale", "the lease ended or the claim was replaced")
+            ),
+            "forbidden": lambda: (
+                _agents_only(call, tool)
+                or (
+                    forbidden("the claim belongs to another agent")
+                    if st.claim.by != call.identity.id
+                    else None
+                )
+            ),
+        }
+    )
+    return m, owner[1]
+
+
+async def renew(ctx: Context, call: Call, args: RenewArgs) -> dict[str, Any]:
+    m, step_id = await _held(ctx, call, args.token, "renew")
+    token = secrets.token_urlsafe(32)
+    expires = m.renew(step_id, token_digest(token), ctx.org.server.lease_seconds, args.progress)
+    await call.writes.add_token(token_digest(token), m.run.id, step_id)
+    await save(call, m, touch=False)
+    return {"token": token, "expiresAt": wire_time(expires)}
+
+
+async def submit(ctx: Context, call: Call, args: SubmitArgs) -> dict[str, Any]:
+    m, step_id = await _held(ctx, call, args.token, "submit")
+    step = m.process.step(step_id)
+    sub = Submission(args.output, args.evidence, args.summary, args.next, args.reason, summary_required=True)
+    issues, fields = await accept(
+        ctx.files, m.run, step, sub, call.identity.id, m.at, ctx.org.server.run_data_bytes
+    )
+    if issues:
+        m.refuse(step_id, issues)
+        await save(call, m, touch=False)
+        raise ToolError("not_accepted", "the submission was not accepted", issues, keep=True)
+    m.complete(step_id, fields, args.next)
+    await save(call, m)
+    return ctx.views.run_view(m.run, m.process)
+
+
+async def escalate(ctx: Context, call: Call, args: EscalateArgs) -> dict[str, Any]:
+    m, step_id = await _held(ctx, call, args.token, "escalate")
+    if not args.note.strip():
+        raise invalid("an escalation needs a note", ["note: required"])
+    m.escalate(step_id, call.identity.id, args.note)
+    await save(call, m)
+    return ctx.views.run_view(m.run, m.process)
+
+
+async def upload(ctx: Context, call: Call, args: UploadArgs) -> dict[str, Any]:
+    try:
+        content = ctx.files.decode(args.contentBase64, ctx.org.server.max_upload_bytes)
+    except FileError as exc:
+        raise invalid("the upload was refused", [str(exc)]) from None
+    sha256 = await asyncio.to_thread(ctx.files.write, content)
+    record = FileRecord(
+        new_id("f"), sha256, len(content), args.fileName, args.contentType, call.identity.id, stamp(call.now)
+    )
+    await call.writes.insert_file(record)
+    return {"id": record.id, "sha256": sha256, "bytes": len(content)}

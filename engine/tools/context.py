@@ -1,0 +1,130 @@
+"""What every tool handler works with: the engine's parts, the caller, and the moment of the call."""
+
+from __future__ import annotations
+
+import base64
+import json
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+import rfc8785
+
+from engine.auth import OrgConfig
+from engine.clock import Clock
+from engine.document.model import Process
+from engine.files import Files
+from engine.identity import Identity
+from engine.runtime.machine import Machine
+from engine.runtime.state import Run
+from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
+from engine.store.derive import derive
+from engine.tools.catalog import Catalog
+from engine.tools.errors import invalid, not_found
+from engine.tools.views import Views
+
+
+@dataclass
+class Context:
+    store: Store
+    org: OrgConfig
+    clock: Clock
+    files: Files
+    catalog: Catalog
+    views: Views
+    tools: tuple[str, ...]
+    profiles: tuple[str, ...]
+
+
+@dataclass
+class Call:
+    identity: Identity
+    now: datetime
+    tx: Transaction | None = None
+    """Set for write tools: the one transaction the call runs in."""
+    loaded: dict[str, DerivedRows] = field(default_factory=dict)
+    """Index rows of each run as loaded, so a save rewrites only the tables that changed."""
+
+    @property
+    def writes(self) -> Transaction:
+        if self.tx is None:
+            raise RuntimeError("a read tool tried to write")
+        return self.tx
+
+
+async def open_run(ctx: Context, call: Call, run_id: str) -> Machine:
+    """The run inside the write's transaction, with every timer due by now applied."""
+    run = await call.writes.get_run(run_id)
+    if run is None:
+        raise not_found(f"run '{run_id}'")
+    machine = await machine_for(ctx, run, call.now)
+    call.loaded[run_id] = derive(machine)
+    machine.catch_up()
+    return machine
+
+
+async def machine_for(ctx: Context, run: Run, now: datetime) -> Machine:
+    record, process = await pinned(ctx, run.process, run.version)
+    return Machine(run, process, now, ctx.org, record.bindings)
+
+
+async def pinned(ctx: Context, name: str, version: int) -> tuple[VersionRecord, Process]:
+    found = await ctx.catalog.get(name, version)
+    if found is None:
+        raise RuntimeError(f"run pins a missing version {name} v{version}")
+    return found
+
+
+async def read_run(ctx: Context, run_id: str, now: datetime) -> tuple[Run, Process]:
+    """A run as a read shows it: committed state, with leases that ended shown as ended."""
+    run = await ctx.store.get_run(run_id)
+    if run is None:
+        raise not_found(f"run '{run_id}'")
+    machine = await machine_for(ctx, run, now)
+    machine.expire_leases()
+    return run, machine.process
+
+
+async def read_runs(ctx: Context, run_ids: list[str], now: datetime) -> dict[str, tuple[Run, Process]]:
+    """Several runs as reads show them, fetched together; runs gone since the index read are absent."""
+    out: dict[str, tuple[Run, Process]] = {}
+    for run_id, run in (await ctx.store.get_runs(sorted(set(run_ids)))).items():
+        machine = await machine_for(ctx, run, now)
+        machine.expire_leases()
+        out[run_id] = (run, machine.process)
+    return out
+
+
+async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
+    if touch:
+        machine.settle()
+    await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))
+    if machine.notifications:
+        await call.writes.add_notifications(machine.notifications)
+
+
+def canonical(value: Any) -> str:
+    """One text per JSON value, so `1` and `1.0` compare equal in `list_runs` input filters."""
+    try:
+        return rfc8785.dumps(value).decode()
+    except (rfc8785.IntegerDomainError, rfc8785.FloatDomainError, TypeError, ValueError):
+        return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+
+
+def encode_cursor(value: Any) -> str:
+    return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str, shape: tuple[type, ...]) -> list[Any]:
+    """A cursor this server issued; anything else is `invalid` (cursors are opaque to callers)."""
+    try:
+        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
+    except (ValueError, TypeError):
+        value = None
+    if (
+        not isinstance(value, list)
+        or len(value) != len(shape)
+        or not all(isinstance(v, t) and not isinstance(v, bool) for v, t in zip(value, shape, strict=True))
+    ):
+        raise invalid("the cursor was not issued by this server", ["cursor: not valid"])
+    return value

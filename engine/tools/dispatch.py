@@ -1,0 +1,126 @@
+"""One entry point for every tool call: argument checking, idempotency, the write transaction, errors.
+
+Order for every call: arguments (`invalid`), then for writes a replay of the same `requestId`, then the
+tool's own rules in `errors.PRECEDENCE` order. A write runs inside one transaction under one lock, so
+concurrent writes to a run are resolved here, not by the client (spec §6, housekeeping rule).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Any
+
+from pydantic import BaseModel, ValidationError
+
+from engine.identity import Identity
+from engine.store.base import RequestRecord
+from engine.tools import agent, reads, runs
+from engine.tools.arguments import ARGUMENTS, issues_of
+from engine.tools.context import Call, Context
+from engine.tools.errors import ToolError, conflict, invalid
+
+log = logging.getLogger("engine.tools")
+
+Handler = Callable[[Context, Call, Any], Awaitable[Any]]
+
+READS: dict[str, Handler] = {
+    "describe": reads.describe,
+    "list_processes": reads.list_processes,
+    "get_run": reads.get_run,
+    "get_work": reads.get_work,
+    "list_runs": reads.list_runs,
+}
+WRITES: dict[str, Handler] = {
+    "start_run": runs.start_run,
+    "claim": agent.claim,
+    "renew": agent.renew,
+    "upload": agent.upload,
+    "submit": agent.submit,
+    "escalate": agent.escalate,
+    "decide": runs.decide,
+    "cancel": runs.cancel,
+    "send_event": runs.send_event,
+}
+
+TOOL_ORDER = (
+    "describe",
+    "list_processes",
+    "start_run",
+    "get_run",
+    "get_work",
+    "claim",
+    "renew",
+    "upload",
+    "submit",
+    "escalate",
+    "decide",
+    "cancel",
+    "send_event",
+    "list_runs",
+)
+
+
+class Dispatcher:
+    def __init__(self, ctx: Context, write_lock: asyncio.Lock) -> None:
+        self.ctx = ctx
+        self.lock = write_lock
+
+    async def call(self, identity: Identity, tool: str, arguments: Any) -> dict[str, Any]:
+        try:
+            return {"ok": True, "data": await self._call(identity, tool, arguments)}
+        except ToolError as err:
+            return err.wire()
+        except Exception:
+            log.exception("tool %s failed", tool)
+            return {"ok": False, "error": {"code": "retry", "message": "internal error"}}
+
+    async def _call(self, identity: Identity, tool: str, arguments: Any) -> Any:
+        if tool not in self.ctx.tools:
+            raise invalid(f"unknown tool '{tool}'", [f"tool: one of {', '.join(self.ctx.tools)}"])
+        if arguments is None:
+            arguments = {}
+        if not isinstance(arguments, dict):
+            raise invalid("arguments must be an object", ["arguments: expected object"])
+        try:
+            args = ARGUMENTS[tool].model_validate(arguments)
+        except ValidationError as exc:
+            raise invalid("the arguments do not match the tool's schema", issues_of(exc)) from None
+        if tool in READS:
+            return await READS[tool](self.ctx, Call(identity, self.ctx.clock.now()), args)
+        return await self._write(identity, tool, arguments, args)
+
+    async def _write(self, identity: Identity, tool: str, arguments: dict[str, Any], args: BaseModel) -> Any:
+        request_id: str = args.requestId  # type: ignore[attr-defined]
+        fingerprint = _fingerprint(tool, arguments)
+        async with self.lock:
+            earlier = await self.ctx.store.get_request(request_id)
+            if earlier is not None:
+                if (earlier.identity, earlier.tool, earlier.args_hash) != (identity.id, tool, fingerprint):
+                    raise conflict(
+                        "this requestId was already used with other arguments", "requestId: already used"
+                    )
+                return earlier.result
+            kept: ToolError | None = None
+            async with self.ctx.store.transaction() as tx:
+                call = Call(identity, self.ctx.clock.now(), tx)
+                try:
+                    result = await WRITES[tool](self.ctx, call, args)
+                except ToolError as err:
+                    if not err.keep:
+                        raise
+                    kept = err
+                else:
+                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, result))
+            if kept is not None:
+                raise kept
+            return result
+
+
+def _fingerprint(tool: str, arguments: dict[str, Any]) -> str:
+    rest = {k: v for k, v in arguments.items() if k != "requestId"}
+    text = json.dumps([tool, rest], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(text.encode()).hexdigest()

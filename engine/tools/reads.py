@@ -1,0 +1,117 @@
+"""The read tools: describe, list_processes, get_run, list_runs, get_work. None of them writes."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from engine.auth import OPERATORS_GROUP
+from engine.runtime.state import snapshot_of, stamp
+from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
+from engine.tools.context import Call, Context, canonical, decode_cursor, encode_cursor, read_run, read_runs
+from engine.tools.errors import forbidden
+from engine.tools.views import agent_work_item, run_summary
+
+PROCESS_PAGE = 50
+CHECK_LIMITS = {"checkPass": 0.9, "checkFail": None, "checkConfidence": 0.8, "checkStateBytes": 65536}
+
+
+async def describe(ctx: Context, call: Call, args: DescribeArgs) -> dict[str, Any]:
+    server = ctx.org.server
+    return {
+        "protocol": "agentprocess",
+        "version": "core-2",
+        "profiles": list(ctx.profiles),
+        "leaseSeconds": server.lease_seconds,
+        "person": {"format": "email"},
+        "tools": list(ctx.tools),
+        "maxUploadBytes": server.max_upload_bytes,
+        "limits": {"runDataBytes": server.run_data_bytes, **CHECK_LIMITS},
+    }
+
+
+async def list_processes(ctx: Context, call: Call, args: ListProcessesArgs) -> dict[str, Any]:
+    after = decode_cursor(args.cursor, (str,))[0] if args.cursor else None
+    records = await ctx.store.list_latest_versions(after, PROCESS_PAGE + 1)
+    items = []
+    for record in records[:PROCESS_PAGE]:
+        item: dict[str, Any] = {
+            "name": record.name,
+            "description": record.description,
+            "version": record.version,
+            "inputs": record.inputs,
+        }
+        if record.requires is not None:
+            item["requires"] = record.requires
+        items.append(item)
+    more = len(records) > PROCESS_PAGE
+    return {"items": items, "nextCursor": encode_cursor([items[-1]["name"]]) if more else None}
+
+
+async def get_run(ctx: Context, call: Call, args: GetRunArgs) -> dict[str, Any]:
+    run, process = await read_run(ctx, args.runId, call.now)
+    return ctx.views.run_view(run, process)
+
+
+async def list_runs(ctx: Context, call: Call, args: ListRunsArgs) -> dict[str, Any]:
+    before = decode_cursor(args.cursor, (int,))[0] if args.cursor else None
+    filters = [(name, canonical(value)) for name, value in sorted((args.inputs or {}).items())]
+    rows = await ctx.store.list_runs(args.process, args.state, filters, before, args.limit + 1)
+    page = rows[: args.limit]
+    more = len(rows) > args.limit
+    return {
+        "items": [run_summary(row) for row in page],
+        "nextCursor": encode_cursor([page[-1].seq]) if more else None,
+    }
+
+
+async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
+    if call.identity.is_agent:
+        return await _agent_work(ctx, call, args)
+    return await _person_work(ctx, call, args)
+
+
+async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
+    after = tuple(decode_cursor(args.cursor, (str, int, int))) if args.cursor else None
+    rows = await ctx.store.agent_work(stamp(call.now), args.process, after, args.limit + 1)  # type: ignore[arg-type]
+    runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
+    items = []
+    for row in rows[: args.limit]:
+        run = runs[row.run_id][0] if row.run_id in runs else None
+        if run is not None and run.steps[row.step_id].state == "ready":
+            items.append(agent_work_item(run, row.step_id))
+    more = len(rows) > args.limit
+    last = rows[args.limit - 1] if more else None
+    cursor = encode_cursor([last.available_at, last.run_seq, last.step_index]) if last else None
+    return {"items": items, "nextCursor": cursor}
+
+
+async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
+    if not call.identity.is_person:
+        raise forbidden("get_work is for agents and people")
+    groups = ctx.org.groups_of(call.identity)
+    after = tuple(decode_cursor(args.cursor, (str, int, int))) if args.cursor else None
+    rows = await ctx.store.person_work(call.identity.id, groups, args.process, after, args.limit + 1)  # type: ignore[arg-type]
+    runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
+    items = []
+    for row in rows[: args.limit]:
+        if row.run_id not in runs:
+            continue
+        run, process = runs[row.run_id]
+        item = run.work_items.get(row.item_id)
+        if item is None or (
+            item.assigned_to.get("group") == OPERATORS_GROUP and OPERATORS_GROUP not in groups
+        ):
+            continue
+        items.append(
+            {
+                "runId": run.id,
+                "process": run.process,
+                "version": run.version,
+                "mode": run.mode,
+                "workItem": ctx.views.work_item(run, process, item, snapshot_of(run)),
+            }
+        )
+    more = len(rows) > args.limit
+    last = rows[args.limit - 1] if more else None
+    cursor = encode_cursor([last.created_at, last.run_seq, last.item_seq]) if last else None
+    return {"items": items, "nextCursor": cursor}

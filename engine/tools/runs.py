@@ -1,0 +1,166 @@
+"""Run-level writes: start_run, decide (spec §3.4), cancel (§3.5), send_event (§3.6)."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from engine.auth import OPERATORS_GROUP
+from engine.document.fields import check_values
+from engine.runtime.machine import Machine, new_id
+from engine.runtime.state import Run, data_bytes, snapshot_of
+from engine.store.derive import derive
+from engine.tools.acceptance import Submission, accept
+from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs
+from engine.tools.context import Call, Context, canonical, open_run, save
+from engine.tools.errors import ToolError, conflict, first_error, forbidden, invalid, not_found, run_ended
+from engine.tools.views import DECISIONS
+
+EVENT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
+
+
+async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, Any]:
+    found = await ctx.catalog.get(args.process, args.version)
+    if found is None:
+        what = f"process '{args.process}'" + (f" version {args.version}" if args.version else "")
+        raise not_found(what)
+    record, process = found
+    issues = [str(i) for i in check_values(process.inputs, args.inputs, "inputs")]
+    if call.identity.is_agent:
+        issues += [
+            f"steps.{s.id}.person: initiator needs a person to start the run"
+            for s in process.steps
+            if s.person == "initiator"
+        ]
+    cap = ctx.org.server.run_data_bytes
+    if not issues and (size := data_bytes({"inputs": args.inputs, "steps": {}})) > cap:
+        issues.append(f"inputs: {size} bytes exceed limits.runDataBytes ({cap})")
+    if issues:
+        raise invalid("the run cannot start with these inputs", issues)
+    run = Run(
+        id=new_id("r"),
+        process=process.name,
+        version=record.version,
+        mode=args.mode,
+        started_by=call.identity.id,
+        started_at="",
+        initiator=call.identity.id if call.identity.is_person else None,
+        inputs=args.inputs,
+    )
+    m = Machine(run, process, call.now, ctx.org, record.bindings)
+    m.start()
+    keys = [(name, canonical(value)) for name, value in args.inputs.items()]
+    await call.writes.insert_run(run, derive(m), keys)
+    if m.notifications:
+        await call.writes.add_notifications(m.notifications)
+    return ctx.views.run_view(run, process)
+
+
+async def cancel(ctx: Context, call: Call, args: CancelArgs) -> dict[str, Any]:
+    m = await open_run(ctx, call, args.runId)
+    first_error(
+        {
+            "run_ended": lambda: run_ended() if m.run.is_over else None,
+            "forbidden": lambda: (
+                None if ctx.org.is_operator(call.identity) else forbidden("cancel is for operators")
+            ),
+        }
+    )
+    if not args.reason.strip():
+        raise invalid("a cancellation needs a reason", ["reason: required"])
+    m.end("cancelled", None, call.identity.id, args.reason)
+    await save(call, m)
+    return ctx.views.run_view(m.run, m.process)
+
+
+async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
+    m = await open_run(ctx, call, args.runId)
+    run = m.run
+    item = run.work_items.get(args.workItemId)
+    first_error(
+        {
+            "run_ended": lambda: run_ended() if run.is_over else None,
+            "already_decided": lambda: (
+                conflict("the work item was already decided", "already_decided")
+                if item is None and args.workItemId in run.item_ids
+                else None
+            ),
+            "not_found": lambda: not_found(f"work item '{args.workItemId}'") if item is None else None,
+            "stale": lambda: (
+                None
+                if args.snapshot == snapshot_of(run)
+                else ToolError("stale", "the run data changed since this snapshot; read the run again")
+            ),
+            "forbidden": lambda: _may_decide(ctx, call, item.assigned_to),
+        }
+    )
+    assert item is not None
+    allowed = DECISIONS[item.kind]
+    if args.decision not in allowed:
+        raise invalid(
+            f"{args.decision} is not a decision on this work item",
+            [f"decision: {args.decision} not allowed here, one of {', '.join(allowed)}"],
+        )
+    by, step_id = call.identity.id, item.step_id
+    if args.decision == "approved":
+        m.approve(step_id, by, args.note)
+    elif args.decision == "rejected":
+        m.reject(step_id, by, args.note or "")
+    elif args.decision == "failed":
+        m.fail(step_id, by, args.note or "")
+    elif args.decision == "returned":
+        m.give_back(step_id, by, args.note or "")
+    else:
+        sub = Submission(
+            args.output, args.evidence, args.summary, args.next, args.reason, summary_required=False
+        )
+        step = m.process.step(step_id)
+        issues, fields = await accept(ctx.files, run, step, sub, by, m.at, ctx.org.server.run_data_bytes)
+        if issues:
+            raise ToolError("not_accepted", "the decision was not accepted", issues)
+        m.complete(step_id, fields, args.next)
+    await save(call, m)
+    return ctx.views.run_view(run, m.process)
+
+
+def _may_decide(ctx: Context, call: Call, assigned_to: dict[str, str]) -> ToolError | None:
+    """Spec §6 rule 4: only a person decides, and only one the item is assigned to."""
+    identity = call.identity
+    if not identity.is_person:
+        return forbidden("only a person decides")
+    if "person" in assigned_to:
+        ok = assigned_to["person"] == identity.id
+    elif assigned_to["group"] == OPERATORS_GROUP:
+        ok = ctx.org.is_operator(identity)
+    else:
+        ok = assigned_to["group"] in ctx.org.groups_of(identity)
+    return None if ok else forbidden("this work item is assigned to someone else")
+
+
+async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str, Any]:
+    if not EVENT_NAME.fullmatch(args.name):
+        raise invalid("not an event name", ["name: must match ^[a-z][a-z0-9_-]{0,63}$"])
+    m = await open_run(ctx, call, args.runId)
+    first_error(
+        {
+            "run_ended": lambda: run_ended() if m.run.is_over else None,
+            "forbidden": lambda: (
+                None
+                if call.identity.is_agent or ctx.org.is_operator(call.identity)
+                else forbidden("send_event is for agents and operators")
+            ),
+        }
+    )
+    data = args.data or {}
+    cap = ctx.org.server.run_data_bytes
+    held = [{"name": e.name, "data": e.data} for e in m.run.events]
+    size = data_bytes(m.run.run_data()) + data_bytes(held) + data_bytes(data)
+    if size > cap:
+        raise ToolError(
+            "not_accepted",
+            "the event is too large",
+            [f"data: {size} bytes would exceed limits.runDataBytes ({cap})"],
+        )
+    consumed = m.deliver(args.name, data, call.identity.id)
+    await save(call, m)
+    return {"consumedBy": consumed}

@@ -1,0 +1,100 @@
+"""DESIGN principle 3: a write acknowledged before a SIGKILL is on disk after it, and runs stay consistent.
+
+A child process drives the engine and prints one line per acknowledged write; the parent kills it
+mid-stream, reopens the store and checks every acknowledged write and every derived index.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+
+from engine_support import MIRA, call, make_org, ok
+
+from engine.clock import ManualClock
+from engine.core import Engine
+from engine.store.derive import derive
+from engine.tools.context import machine_for
+
+REPO = Path(__file__).resolve().parents[2]
+
+CHILD = """
+import asyncio, sys, textwrap
+from pathlib import Path
+sys.path.insert(0, {tests!r})
+from engine_support import SCREENER, THREE_AGENTS, make_org
+from engine.clock import ManualClock
+from engine.core import Engine
+
+async def main():
+    engine = await Engine.open(Path({data!r}), make_org(), clock=ManualClock())
+    folder = Path({data!r}) / "three-agents"
+    folder.mkdir(exist_ok=True)
+    (folder / "PROCESS.md").write_text(textwrap.dedent(THREE_AGENTS).lstrip())
+    assert (await engine.publish(folder, {{}})).ok
+    n = 0
+    while True:
+        n += 1
+        reply = await engine.call(SCREENER, "start_run", {{"process": "three-agents", "inputs": {{"ticket": str(n)}}, "requestId": f"s{{n}}"}})
+        run_id = reply["data"]["run"]["id"]
+        print("started", run_id, flush=True)
+        for step in ("one", "two"):
+            c = await engine.call(SCREENER, "claim", {{"runId": run_id, "stepId": step, "requestId": f"c{{n}}{{step}}"}})
+            s = await engine.call(SCREENER, "submit", {{"token": c["data"]["token"], "output": {{"note": step}},
+                                                       "summary": "s", "requestId": f"u{{n}}{{step}}"}})
+            assert s["ok"], s
+            print("done", run_id, step, flush=True)
+
+asyncio.run(main())
+"""
+
+
+async def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    script = CHILD.format(tests=str(Path(__file__).parent), data=str(data))
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
+    acknowledged: list[list[str]] = []
+    try:
+        assert child.stdout is not None
+        while len(acknowledged) < 60:
+            line = child.stdout.readline()
+            assert line, "the child stopped early"
+            acknowledged.append(line.split())
+        child.send_signal(signal.SIGKILL)
+    finally:
+        child.kill()
+        child.wait(timeout=30)
+    assert child.returncode == -signal.SIGKILL
+
+    engine = await Engine.open(data, make_org(), clock=ManualClock())
+    try:
+        for ack in acknowledged:
+            view = ok(await call(engine, MIRA, "get_run", runId=ack[1]), "get_run")
+            if ack[0] == "done":
+                assert view["data"]["steps"][ack[2]]["output"] == {"note": ack[2]}
+        runs = ok(await call(engine, MIRA, "list_runs", limit=100), "list_runs")["items"]
+        assert len(runs) >= len({a[1] for a in acknowledged})
+        db = sqlite3.connect(data / "engine.db")
+        try:
+            for item in runs:
+                run = await engine.store.get_run(item["id"])
+                assert run is not None
+                machine = await machine_for(engine.ctx, run, engine.clock.now())
+                rows = derive(machine)
+                stored = db.execute(
+                    "SELECT step_id, available_at, step_index FROM ready_agent_steps WHERE run_id = ?",
+                    (run.id,),
+                ).fetchall()
+                assert sorted(stored) == sorted(rows.agent_steps)
+                ready = [sid for sid, st in run.steps.items() if st.state in ("ready", "claimed")]
+                assert len(ready) == 1 and run.state == "active"
+        finally:
+            db.close()
+    finally:
+        await engine.close()

@@ -1,0 +1,46 @@
+"""Fixtures: an engine on a temporary folder with a ManualClock, and its endpoint on a free port."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from pathlib import Path
+
+import pytest
+from http_support import BIND, make_org, write_process
+
+from engine.clock import ManualClock
+from engine.core import Engine
+from engine.http.app import RunningServer, first_free_port, start_server
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    return ManualClock()
+
+
+@pytest.fixture
+def port() -> int:
+    return first_free_port("127.0.0.1", start=28765)
+
+
+@pytest.fixture
+async def engine(tmp_path: Path, clock: ManualClock, port: int) -> AsyncIterator[Engine]:
+    """The engine the server fronts, with `screening` published; file URLs name the server's port."""
+    eng = await Engine.open(
+        tmp_path / "data", make_org(), clock=clock, public_base_url=f"http://127.0.0.1:{port}"
+    )
+    try:
+        published = await eng.publish(write_process(tmp_path / "processes"), BIND)
+        assert published.ok, published.issues
+        yield eng
+    finally:
+        await eng.close()
+
+
+@pytest.fixture
+async def server(engine: Engine, port: int) -> AsyncIterator[RunningServer]:
+    running = await start_server(engine, port=port)
+    try:
+        yield running
+    finally:
+        await running.stop()

@@ -1,0 +1,214 @@
+"""Helpers for the endpoint tests: the org, the process they run, and schema checks of every envelope.
+
+Import with `from http_support import ...`; the fixtures (`engine`, `server`, `clock`) are in conftest.py.
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+import textwrap
+import uuid
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from engine.auth import OrgConfig
+
+SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
+
+AGENT = "a_screener"
+AGENT_TOKEN = "tok-agent-screener"
+MIRA = "mira@example.com"
+MIRA_TOKEN = "tok-person-mira"
+OMAR = "omar@example.com"
+"""A group member with no token of his own: reachable only through OAuth."""
+LENA = "lena@example.com"
+LENA_TOKEN = "tok-person-lena"
+OPS = "ops@example.com"
+OPS_TOKEN = "tok-operator-ops"
+BIND = {"finance-approver": "g_finance"}
+
+SCREENING = """
+---
+name: screening
+description: Screen a vendor against the sanctions lists and get finance approval.
+inputs:
+  vendorName: string
+steps:
+  - id: check_vendor
+    agent: Check the vendor against the sanctions lists and attach the report.
+    output:
+      cleared: boolean
+    evidence: [file]
+    next:
+      - { to: approve, when: Vendor is cleared }
+      - { to: decline, when: Any hit }
+  - id: approve
+    person: finance-approver
+    approve: Approve when the vendor is cleared.
+    next: done
+  - id: decline
+    finish: declined
+  - id: done
+    finish: onboarded
+---
+
+# Screening
+
+The agent screens the vendor, finance approves.
+"""
+
+REPORT = b"Sanctions report for Acme: no hits on OFAC or EU lists.\n" + bytes(range(256))
+
+
+def make_org() -> OrgConfig:
+    return OrgConfig.build(
+        groups={"g_finance": [MIRA, OMAR]},
+        people={MIRA: MIRA_TOKEN, LENA: LENA_TOKEN},
+        operators={OPS: OPS_TOKEN},
+        agents={AGENT: AGENT_TOKEN},
+    )
+
+
+def write_process(root: Path, text: str = SCREENING) -> Path:
+    text = textwrap.dedent(text).lstrip("\n")
+    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "PROCESS.md").write_text(text)
+    return folder
+
+
+def _validators() -> tuple[dict[str, Draft202012Validator], Draft202012Validator]:
+    registry: Registry = Registry()
+    schemas: dict[str, dict[str, Any]] = {}
+    for path in sorted(SCHEMAS.rglob("*.json")):
+        schema = json.loads(path.read_text())
+        if "$id" in schema:
+            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+            schemas[str(path.relative_to(SCHEMAS))] = schema
+    results = {
+        name.split("/")[1].removesuffix(".result.json"): Draft202012Validator(schema, registry=registry)
+        for name, schema in schemas.items()
+        if name.endswith(".result.json")
+    }
+    return results, Draft202012Validator(schemas["tool-error.json"], registry=registry)
+
+
+RESULT_VALIDATORS, ERROR_VALIDATOR = _validators()
+
+
+def ok(envelope: dict[str, Any], tool: str) -> Any:
+    """Assert success and that `data` is exactly what the tool's result schema allows."""
+    assert set(envelope) == {"ok", "data"}, envelope
+    assert envelope["ok"] is True, envelope
+    problems = [f"{list(e.path)}: {e.message}" for e in RESULT_VALIDATORS[tool].iter_errors(envelope["data"])]
+    assert problems == [], problems
+    return envelope["data"]
+
+
+def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) -> dict[str, Any]:
+    """Assert the error code (and issues) and that the error matches tool-error.json."""
+    assert set(envelope) == {"ok", "error"}, envelope
+    assert envelope["ok"] is False
+    error = envelope["error"]
+    assert [e.message for e in ERROR_VALIDATOR.iter_errors(error)] == []
+    assert error["code"] == code, error
+    if issues is not None:
+        assert error.get("issues") == issues, error
+    return error
+
+
+def rid() -> str:
+    return str(uuid.uuid4())
+
+
+Caller = Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]
+"""`(token, tool, arguments) -> envelope`: one tool call over some client."""
+
+
+async def full_run(call: Caller, fetch: Callable[[str], Awaitable[tuple[int, bytes]]]) -> dict[str, Any]:
+    """The whole screening run over the endpoint; returns what the test checks afterwards.
+
+    Mira starts the run, the agent finds it in get_work, claims, uploads the report, submits with it
+    as file evidence, Mira approves through her own work list, and the run ends `onboarded`.
+    """
+    started = ok(
+        await call(
+            MIRA_TOKEN,
+            "start_run",
+            {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()},
+        ),
+        "start_run",
+    )
+    run_id = started["run"]["id"]
+    work = ok(await call(AGENT_TOKEN, "get_work", {}), "get_work")
+    assert [(i["runId"], i["stepId"]) for i in work["items"]] == [(run_id, "check_vendor")]
+    claim_call = work["items"][0]["claim"]
+    assert claim_call["tool"] == "claim"
+    claimed = ok(await call(AGENT_TOKEN, "claim", {**claim_call["arguments"], "requestId": rid()}), "claim")
+    assert claimed["step"]["id"] == "check_vendor"
+    assert claimed["step"]["evidence"] == ["file"]
+    uploaded = ok(
+        await call(
+            AGENT_TOKEN,
+            "upload",
+            {
+                "fileName": "sanctions report.pdf",
+                "contentType": "application/pdf",
+                "contentBase64": base64.b64encode(REPORT).decode(),
+                "requestId": rid(),
+            },
+        ),
+        "upload",
+    )
+    assert uploaded["bytes"] == len(REPORT)
+    submitted = ok(
+        await call(
+            AGENT_TOKEN,
+            "submit",
+            {
+                "token": claimed["token"],
+                "output": {"cleared": True},
+                "evidence": [{"kind": "file", "ref": uploaded["id"]}],
+                "summary": "Searched both lists by legal name. No hits. Report attached.",
+                "next": "approve",
+                "reason": "Vendor is cleared.",
+                "requestId": rid(),
+            },
+        ),
+        "submit",
+    )
+    assert [(s["id"], s["state"]) for s in submitted["steps"]][:2] == [
+        ("check_vendor", "done"),
+        ("approve", "waiting"),
+    ]
+    evidence = submitted["data"]["steps"]["check_vendor"]["evidence"]
+    assert [(e["kind"], e["ref"], e["sha256"]) for e in evidence] == [
+        ("file", uploaded["id"], uploaded["sha256"])
+    ]
+    status, body = await fetch(evidence[0]["url"])
+    assert (status, body) == (200, REPORT)
+
+    mine = ok(await call(MIRA_TOKEN, "get_work", {}), "get_work")
+    assert [(i["runId"], i["workItem"]["stepId"]) for i in mine["items"]] == [(run_id, "approve")]
+    decide_call = mine["items"][0]["workItem"]["decide"]
+    assert decide_call["decisions"] == ["approved", "rejected", "failed"]
+    decided = ok(
+        await call(
+            MIRA_TOKEN, "decide", {**decide_call["arguments"], "decision": "approved", "requestId": rid()}
+        ),
+        "decide",
+    )
+    assert (decided["run"]["state"], decided["run"]["outcome"]) == ("ended", "onboarded")
+    assert decided["data"]["steps"]["approve"]["decision"] == "approved"
+    assert decided["data"]["steps"]["approve"]["by"] == MIRA
+    assert decided["data"]["steps"]["check_vendor"]["by"] == AGENT
+    final = ok(await call(AGENT_TOKEN, "get_run", {"runId": run_id}), "get_run")
+    assert final["run"]["state"] == "ended"
+    assert final["workItems"] == []
+    return {"run_id": run_id, "file_url": evidence[0]["url"], "file_id": uploaded["id"]}
