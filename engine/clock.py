@@ -44,7 +44,9 @@ class ManualClock:
     def now(self) -> datetime:
         return self._now
 
-    def advance(self, seconds: float = 0, *, minutes: float = 0, hours: float = 0, days: float = 0) -> datetime:
+    def advance(
+        self, seconds: float = 0, *, minutes: float = 0, hours: float = 0, days: float = 0
+    ) -> datetime:
         self._now += timedelta(seconds=seconds, minutes=minutes, hours=hours, days=days)
         return self._now
 
