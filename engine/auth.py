@@ -3,6 +3,12 @@
 Spec §3.4 maps roles to groups at publication and §4.1 says who may call what; everything that needs
 to know who belongs where asks this object. Tokens are compared as SHA-256 digests with
 `hmac.compare_digest` over every credential, so a lookup's timing does not reveal which one matched.
+
+The same file carries two tables other modules own: `[check]` (the evaluator, check profile §5),
+parsed by `engine.check.config`, and `[oauth]` (the identity provider), parsed by
+`engine.http.oauth`. `OrgConfig.load` is the one loader for the file, so the console, `apc serve` and
+the tests read it the same way. The OAuth parser is imported only when the file has `[oauth]`, so
+the engine stays importable without the HTTP stack.
 """
 
 from __future__ import annotations
@@ -13,9 +19,14 @@ import re
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from engine.check.config import CheckConfig, parse_check_config
+from engine.check.evaluator import CheckConfigError
 from engine.identity import Identity
+
+if TYPE_CHECKING:
+    from engine.http.oauth import OAuthConfig
 
 OPERATORS_GROUP = "operators"
 """The reserved group escalations are assigned to (spec §3.3): every person with `operator = true`."""
@@ -76,6 +87,10 @@ class OrgConfig:
     people: dict[str, Person] = field(default_factory=dict)
     agents: dict[str, Agent] = field(default_factory=dict)
     processes: list[ProcessEntry] = field(default_factory=list)
+    check: CheckConfig = field(default_factory=CheckConfig)
+    """The `[check]` table: which evaluator answers checks (none: `check-1` is not offered) and limits."""
+    oauth: OAuthConfig | None = None
+    """The `[oauth]` table, or None when bearer tokens from this file are the only credentials."""
 
     @classmethod
     def build(
@@ -86,6 +101,7 @@ class OrgConfig:
         operators: dict[str, str | None] | None = None,
         agents: dict[str, str | None] | None = None,
         server: ServerSettings | None = None,
+        check: CheckConfig | None = None,
     ) -> OrgConfig:
         """An org in code (tests, embedded console): people/operators/agents map an id to a plain token."""
         people_map: dict[str, Person] = {}
@@ -99,23 +115,31 @@ class OrgConfig:
             groups={gid: tuple(members) for gid, members in (groups or {}).items()},
             people=people_map,
             agents=agent_map,
+            check=check or CheckConfig(),
         )
-        org.check()
+        org.validate()
         return org
 
     @classmethod
     def load(cls, path: Path) -> OrgConfig:
+        """The org config file; a ConfigError names the file, the key and, when it can, the line."""
         try:
-            raw = tomllib.loads(path.read_text(encoding="utf-8"))
+            text = path.read_text(encoding="utf-8")
         except OSError as exc:
             raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
+        try:
+            raw = tomllib.loads(text)
         except tomllib.TOMLDecodeError as exc:
             raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-        return cls.from_mapping(raw, base=path.parent)
+        try:
+            return cls.from_mapping(raw, base=path.parent)
+        except ConfigError as exc:
+            raise ConfigError(f"{path}: {_with_line(str(exc), text)}") from None
 
     @classmethod
     def from_mapping(cls, raw: dict[str, Any], *, base: Path) -> OrgConfig:
-        _keys(raw, "", {"server", "groups", "people", "agents", "processes"})
+        """The parsed TOML; relative paths (processes, scripted answers, key files) are under `base`."""
+        _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth"})
         server_raw = _table(raw, "server")
         _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes"})
         server = ServerSettings(
@@ -166,11 +190,19 @@ class OrgConfig:
             if not isinstance(bind, dict) or not all(isinstance(v, str) for v in bind.values()):
                 raise ConfigError(f"{where}bind: expected a table of role = group id")
             processes.append(ProcessEntry((base / rel).resolve(), dict(bind)))
-        org = cls(server=server, groups=groups, people=people, agents=agents, processes=processes)
-        org.check()
+        org = cls(
+            server=server,
+            groups=groups,
+            people=people,
+            agents=agents,
+            processes=processes,
+            check=_check(raw, base),
+            oauth=_oauth(raw, base),
+        )
+        org.validate()
         return org
 
-    def check(self) -> None:
+    def validate(self) -> None:
         """Cross-entry rules: ids well formed, no identity both agent and person, no reserved group."""
         for gid in self.groups:
             if not _ID.fullmatch(gid):
@@ -228,6 +260,45 @@ class OrgConfig:
         if group == OPERATORS_GROUP:
             return self.operators()
         return list(self.groups.get(group, ()))
+
+
+def _check(raw: dict[str, Any], base: Path) -> CheckConfig:
+    table = raw.get("check")
+    if table is not None and not isinstance(table, dict):
+        raise ConfigError("check: expected a table ([check])")
+    try:
+        # `answers` is relative to the config file's folder; the parser takes the file and uses its folder.
+        return parse_check_config(table, base / "org.toml")
+    except CheckConfigError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _oauth(raw: dict[str, Any], base: Path) -> OAuthConfig | None:
+    if "oauth" not in raw:
+        return None
+    from engine.http.oauth import parse_oauth
+
+    return parse_oauth(raw["oauth"], base=base)
+
+
+_LINED_TABLES = ("check", "oauth")
+"""Tables whose messages point at the line: their keys are the ones an operator edits by hand."""
+
+
+def _with_line(message: str, text: str) -> str:
+    """Add the line of a `[check]` or `[oauth]` key the message names, when the file spells it out."""
+    key_path = message.split(":", 1)[0]
+    table, _, key = key_path.partition(".")
+    if table not in _LINED_TABLES or not key.isidentifier():
+        return message
+    in_table = False
+    for number, line in enumerate(text.splitlines(), start=1):
+        stripped = line.strip()
+        if stripped.startswith("["):
+            in_table = stripped.replace(" ", "") == f"[{table}]"
+        elif in_table and stripped.split("=", 1)[0].strip() == key:
+            return f"line {number}: {message}"
+    return message
 
 
 def _keys(table: dict[str, Any], where: str, allowed: set[str]) -> None:

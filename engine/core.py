@@ -2,6 +2,9 @@
 
 The MCP endpoint and the console's embedded mode both hold one `Engine` and speak to it only through
 `call` (plus the admin methods `publish` and `tick`, which the protocol leaves to the server).
+
+The check profile's evaluator comes from the org's `[check]` table (or is handed in by a test); the
+engine offers `check-1` only while it has one (check profile, preamble).
 """
 
 from __future__ import annotations
@@ -12,9 +15,10 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from engine.auth import OrgConfig
+from engine.auth import ConfigError, OrgConfig
+from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, SystemClock
-from engine.document.model import PARALLEL_PROFILE
+from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.runtime.state import Notification, stamp
@@ -27,17 +31,27 @@ from engine.tools.views import Views
 
 log = logging.getLogger("engine")
 
-PROFILES = (PARALLEL_PROFILE,)
 DB_FILE = "engine.db"
 SECRET_KEY = "file_url_secret"
 
 
 class Engine:
-    def __init__(self, store: SqliteStore, org: OrgConfig, clock: Clock, files: Files) -> None:
+    def __init__(
+        self,
+        store: SqliteStore,
+        org: OrgConfig,
+        clock: Clock,
+        files: Files,
+        evaluator: Evaluator | None = None,
+        *,
+        owns_evaluator: bool = False,
+    ) -> None:
         self.store = store
         self.org = org
         self.clock = clock
         self.files = files
+        self.evaluator = evaluator
+        self._owns_evaluator = owns_evaluator
         self.tools: list[str] = list(TOOL_ORDER)
         self._lock = asyncio.Lock()
         self.catalog = Catalog(store)
@@ -49,7 +63,9 @@ class Engine:
             catalog=self.catalog,
             views=Views(files.signed_url),
             tools=tuple(self.tools),
-            profiles=PROFILES,
+            profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
+            evaluator=evaluator,
+            check_limits=org.check.limits,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
 
@@ -61,9 +77,26 @@ class Engine:
         *,
         clock: Clock | None = None,
         public_base_url: str = "http://127.0.0.1:8765",
+        evaluator: Evaluator | None = None,
     ) -> Engine:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        store = await SqliteStore.open(data_dir / DB_FILE)
+        """Open (or create) the data folder, with the evaluator that answers checks.
+
+        The evaluator is `evaluator` when given (the caller closes it), else the one the org's
+        `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
+        missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
+        """
+        owns = evaluator is None
+        if owns:
+            try:
+                evaluator = build_evaluator(org.check)
+            except CheckConfigError as exc:
+                raise ConfigError(str(exc)) from None
+        try:
+            store = await _open_store(data_dir)
+        except BaseException:
+            if owns and evaluator is not None:
+                await evaluator.aclose()
+            raise
         secret = await store.get_meta(SECRET_KEY)
         if secret is None:
             secret = secrets.token_hex(32)
@@ -71,18 +104,18 @@ class Engine:
                 await tx.set_meta(SECRET_KEY, secret)
         clock = clock or SystemClock()
         files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns)
 
     @property
     def profiles(self) -> tuple[str, ...]:
-        return PROFILES
+        return self.ctx.profiles
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self._dispatcher.call(identity, tool, arguments)
 
     async def publish(self, source: Path, bind: dict[str, str]) -> PublishResult:
         """Check, bind and publish a process folder or PROCESS.md as its next version (spec §7)."""
-        checked, issues = draft(source, bind, self.org, PROFILES, tuple(self.tools))
+        checked, issues = draft(source, bind, self.org, self.profiles, tuple(self.tools))
         if checked is None:
             return PublishResult(False, None, None, False, issues)
         async with self._lock:
@@ -139,4 +172,13 @@ class Engine:
         return await self.store.notifications(run_id)
 
     async def close(self) -> None:
-        await self.store.close()
+        try:
+            if self._owns_evaluator and self.evaluator is not None:
+                await self.evaluator.aclose()
+        finally:
+            await self.store.close()
+
+
+async def _open_store(data_dir: Path) -> SqliteStore:
+    data_dir.mkdir(parents=True, exist_ok=True)
+    return await SqliteStore.open(data_dir / DB_FILE)

@@ -14,8 +14,6 @@ from pathlib import Path
 from typing import Any, Literal
 
 from engine.check.evaluator import CheckConfigError, Evaluator
-from engine.check.openai import OpenAIEvaluator
-from engine.check.scripted import ScriptedEvaluator
 
 EvaluatorKind = Literal["openai", "scripted"]
 
@@ -136,8 +134,13 @@ def parse_check_config(table: Mapping[str, Any] | None, config_file: Path) -> Ch
 def build_evaluator(config: CheckConfig, env: Mapping[str, str] | None = None) -> Evaluator | None:
     """The configured evaluator, or None when there is none. Raises `CheckConfigError`.
 
-    `env` defaults to the process environment; tests pass their own.
+    `env` defaults to the process environment; tests pass their own. The evaluators are imported
+    here, not at the top: `engine.auth` imports this module, every `apc` command imports that, and
+    only a server needs an HTTP client.
     """
+    from engine.check.openai import OpenAIEvaluator
+    from engine.check.scripted import ScriptedEvaluator
+
     if config.answers is not None:
         return ScriptedEvaluator.load(config.answers)
     settings = config.openai

@@ -2,7 +2,10 @@
 
 A person writes the answers a model would give, keyed by process, step and the exact question text.
 Unlisted questions pass by default, so a file needs entries only for the cases it wants to steer.
-The file is read once, when the evaluator is built, so a mistake in it stops the server at start with
+An entry may also name a `when`: run inputs or output fields the submission must have, so one file
+can let some submissions pass, fail others and leave others unsure (a demo shows every path). For one
+question, entries with a `when` are tried in file order, and the one without (at most one) answers the
+rest. The file is read once, when the evaluator is built, so a mistake in it stops the server at start with
 the key named, instead of turning into `error` verdicts later.
 
 ```toml
@@ -15,6 +18,13 @@ step = "check_vendor"
 ask = "What does the summary do?"
 choice = "hedges"           # or `yes = 0.3`, or `level = 2`
 confidence = 0.95
+
+[[answer]]
+process = "vendor-check"
+step = "check_vendor"
+ask = "The cleared verdict matches what the attached report says."
+yes = 0.2
+when = { inputs = { vendorName = "Globex" }, output = { cleared = true } }
 ```
 """
 
@@ -36,8 +46,12 @@ from engine.check.evaluator import (
 )
 
 _TOP_KEYS = ("default_yes", "default_confidence", "answer")
-_ENTRY_KEYS = ("process", "step", "ask", "yes", "choice", "level", "confidence")
+_ENTRY_KEYS = ("process", "step", "ask", "yes", "choice", "level", "confidence", "when")
 _ANSWER_KEYS = ("yes", "choice", "level")
+_WHEN_KEYS = ("inputs", "output")
+
+Condition = tuple[str, str, Any]
+"""(`inputs` or `output`, field name, the value it must have)."""
 
 
 @dataclass(frozen=True)
@@ -46,6 +60,19 @@ class _Entry:
     """Which of `yes`, `choice`, `level` the entry gives."""
     value: float | str | int
     confidence: float | None
+    when: tuple[Condition, ...] = ()
+
+    def matches(self, request: CheckRequest) -> bool:
+        for part, name, expected in self.when:
+            given = request.output if part == "output" else request.run_data.get("inputs")
+            if not isinstance(given, dict) or name not in given or not _same(given[name], expected):
+                return False
+        return True
+
+
+def _same(given: Any, expected: Any) -> bool:
+    """JSON equality: `true` is not `1` here, though Python says it is."""
+    return isinstance(given, bool) == isinstance(expected, bool) and given == expected
 
 
 def _unit(where: str, value: Any) -> float:
@@ -80,11 +107,31 @@ def _entry(where: str, table: Any) -> tuple[tuple[str, str, str], _Entry]:
     elif kind == "level" and (not isinstance(value, int) or isinstance(value, bool) or value < 0):
         raise CheckConfigError(f"{where}.level: must be a whole number from 0, got {value!r}")
     confidence = _unit(f"{where}.confidence", table["confidence"]) if "confidence" in table else None
-    return (names[0], names[1], names[2]), _Entry(kind, value, confidence)
+    when = _when(f"{where}.when", table["when"]) if "when" in table else ()
+    return (names[0], names[1], names[2]), _Entry(kind, value, confidence, when)
 
 
-def parse_answers(text: str, source: str) -> tuple[float, float, dict[tuple[str, str, str], _Entry]]:
-    """(default_yes, default_confidence, entries by (process, step, ask)). `source` prefixes errors."""
+def _when(where: str, table: Any) -> tuple[Condition, ...]:
+    if not isinstance(table, dict) or not table:
+        raise CheckConfigError(f"{where}: must be a table naming inputs or output fields")
+    conditions: list[Condition] = []
+    for part, fields in table.items():
+        if part not in _WHEN_KEYS:
+            raise CheckConfigError(f"{where}.{part}: unknown key (allowed: inputs, output)")
+        if not isinstance(fields, dict) or not fields:
+            raise CheckConfigError(f"{where}.{part}: must be a table of field = value")
+        conditions.extend((part, name, value) for name, value in fields.items())
+    return tuple(conditions)
+
+
+Entries = dict[tuple[str, str, str], list[_Entry]]
+
+
+def parse_answers(text: str, source: str) -> tuple[float, float, Entries]:
+    """(default_yes, default_confidence, entries by (process, step, ask), conditional ones first).
+
+    `source` prefixes errors.
+    """
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
@@ -97,14 +144,18 @@ def parse_answers(text: str, source: str) -> tuple[float, float, dict[tuple[str,
     tables = doc.get("answer", [])
     if not isinstance(tables, list):
         raise CheckConfigError(f"{source}: answer: must be an array of tables, written [[answer]]")
-    entries: dict[tuple[str, str, str], _Entry] = {}
+    entries: Entries = {}
     for i, table in enumerate(tables):
         key, entry = _entry(f"{source}: answer[{i}]", table)
-        if key in entries:
+        same = entries.setdefault(key, [])
+        if any(other.when == entry.when for other in same):
             raise CheckConfigError(
                 f"{source}: answer[{i}]: a second answer for {key[2]!r} in {key[0]}.{key[1]}"
+                + (" with the same when" if entry.when else "")
             )
-        entries[key] = entry
+        same.append(entry)
+    for same in entries.values():
+        same.sort(key=lambda entry: not entry.when)
     return default_yes, default_confidence, entries
 
 
@@ -116,7 +167,7 @@ class ScriptedEvaluator:
         name: str,
         default_yes: float,
         default_confidence: float,
-        entries: dict[tuple[str, str, str], _Entry],
+        entries: Entries,
     ) -> None:
         self.model = f"scripted:{name}"
         self._default_yes = default_yes
@@ -133,7 +184,8 @@ class ScriptedEvaluator:
 
     async def answer(self, request: CheckRequest) -> Answer:
         question = request.question
-        entry = self._entries.get((request.process, request.step_id, question.ask))
+        candidates = self._entries.get((request.process, request.step_id, question.ask), [])
+        entry = next((e for e in candidates if e.matches(request)), None)
         if entry is None:
             return self._default(request)
         given = {"yes": "yes_no", "choice": "choice", "level": "rubric"}[entry.answer]

@@ -6,14 +6,14 @@ as audience and the configured issuer. The token then maps to exactly one identi
 knows: an agent by `agent_claim` (checked first, so an agent client never passes as a person, spec §6
 rule 4), otherwise a person by `email` (listed in `[[people]]` or as a group member). Why a token was refused is logged, never told to the caller.
 
-The `[oauth]` table lives in the org config TOML beside what `engine.auth.OrgConfig` reads.
+The `[oauth]` table lives in the org config TOML; `engine.auth.OrgConfig.load` reads the file and
+hands the table to `parse_oauth`.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -48,22 +48,9 @@ class OAuthConfig:
 
 
 def load_org(path: Path) -> tuple[OrgConfig, OAuthConfig | None]:
-    """The org config and its `[oauth]` table, from one TOML file; ConfigError names the key."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ConfigError(f"{path}: cannot read ({exc.strerror})") from None
-    try:
-        raw = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigError(f"{path}: not valid TOML ({exc})") from None
-    oauth_raw = raw.pop("oauth", None)
-    try:
-        org = OrgConfig.from_mapping(raw, base=path.parent)
-        oauth = None if oauth_raw is None else parse_oauth(oauth_raw, base=path.parent)
-    except ConfigError as exc:
-        raise ConfigError(f"{path}: {_with_line(str(exc), text)}") from None
-    return org, oauth
+    """The org config and its `[oauth]` table, from one TOML file (`OrgConfig.load` reads both)."""
+    org = OrgConfig.load(path)
+    return org, org.oauth
 
 
 def parse_oauth(raw: object, *, base: Path) -> OAuthConfig:
@@ -111,22 +98,6 @@ def _secure_url(url: str) -> bool:
     if not host:
         return False
     return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
-
-
-def _with_line(message: str, text: str) -> str:
-    """Add the line of a `[oauth]` key the message names, when the file spells it out plainly."""
-    key_path = message.split(":", 1)[0]
-    if not key_path.startswith("oauth.") or "." in key_path[len("oauth.") :]:
-        return message
-    key = key_path[len("oauth.") :]
-    in_oauth = False
-    for number, line in enumerate(text.splitlines(), start=1):
-        stripped = line.strip()
-        if stripped.startswith("["):
-            in_oauth = stripped.replace(" ", "") == "[oauth]"
-        elif in_oauth and stripped.split("=", 1)[0].strip() == key:
-            return f"line {number}: {message}"
-    return message
 
 
 class OAuthVerifier:

@@ -1,8 +1,8 @@
 """`apc serve`: the engine as a standalone MCP server for agents and people on other machines.
 
 Everything that can be wrong with the configuration is found before the server starts: the org
-config (and its `[oauth]` table), the identity provider's keys, and every process the config
-publishes. Then it serves until SIGINT or SIGTERM, applying due timers twice a second of real time.
+config (and its `[oauth]` and `[check]` tables), the identity provider's keys, the evaluator (its key
+variable, its answers file), and every process the config publishes. Then it serves until SIGINT or SIGTERM, applying due timers twice a second of real time.
 """
 
 from __future__ import annotations
@@ -170,6 +170,9 @@ async def serve(
         engine = await Engine.open(
             data_dir, org, clock=SystemClock(options.speed), public_base_url=public_url
         )
+    except ConfigError as error:
+        log.error("configuration error: %s", error)
+        return EXIT_CONFIG
     except (OSError, sqlite3.Error) as error:
         log.error("cannot open the data folder %s: %s", data_dir, error)
         return EXIT_FAILED
@@ -184,6 +187,8 @@ async def serve(
         except OSError as error:
             log.error("cannot listen on %s:%s: %s", options.host, port, error.strerror or error)
             return EXIT_FAILED
+        if engine.evaluator is not None:
+            log.info("offering check-1: checks answered by %s", engine.evaluator.model)
         log.info("serving %s (data: %s, clock speed %g)", server.url, data_dir, options.speed)
         if options.public_url is None and options.host in ("0.0.0.0", "::"):
             log.warning("file links point at %s; pass --public-url for agents on other hosts", public_url)

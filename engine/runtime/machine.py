@@ -165,10 +165,12 @@ class Machine:
         return item
 
     def _close_item(self, step_id: str) -> None:
+        """The step's open work item goes; an unsure check it held ends with it."""
         st = self.run.steps[step_id]
         if st.work_item is not None:
             self.run.work_items.pop(st.work_item, None)
             st.work_item = None
+        self._release(step_id)
 
     # --- completing and routing --------------------------------------------------------------------
 
@@ -272,7 +274,8 @@ class Machine:
         run.state = "cancelled" if state == "cancelled" else "ended"
         run.outcome = outcome
         run.ended = {"by": by, "at": self.at, "note": note}
-        for st in run.steps.values():
+        for sid, st in run.steps.items():
+            self._release(sid)
             if st.state in UNFINISHED:
                 st.state = "cancelled"
             st.claim, st.timer_at, st.work_item = None, None, None
@@ -297,24 +300,86 @@ class Machine:
             claim.progress = progress
         return claim.expires_at
 
-    def refuse(self, step_id: str, issues: list[str]) -> None:
-        """A submission was not accepted: the claim stands, the issues go to the next attempt."""
+    def refuse(self, step_id: str, issues: list[str], check: dict[str, Any] | None = None) -> None:
+        """A submission was not accepted: the claim stands, the issues go to the next attempt.
+
+        So does the check verdict that refused it, if one did; an older verdict goes, so the handoff's
+        `check` always explains its `issues`.
+        """
         st = self.run.steps[step_id]
-        st.handoff = {**(st.handoff or {}), "issues": issues}
+        handoff = {k: v for k, v in (st.handoff or {}).items() if k != "check"}
+        handoff["issues"] = issues
+        if check is not None:
+            handoff["check"] = check
+        st.handoff = handoff
 
     def escalate(self, step_id: str, by: str, note: str) -> WorkItem:
-        st = self.run.steps[step_id]
-        st.state, st.claim = "waiting", None
-        st.escalation = {"note": note, "by": by, "at": self.at}
-        return self._open_item(step_id, "agent", {"group": OPERATORS_GROUP})
-
-    def give_back(self, step_id: str, by: str, note: str) -> None:
-        """An escalated step `returned` by a person: ready again, same attempt, note in handoff."""
+        """The step waits on the operators; a task's own work item gives way to the escalation's."""
         st = self.run.steps[step_id]
         self._close_item(step_id)
-        st.state, st.escalation = "ready", None
+        st.state, st.claim = "waiting", None
+        st.escalation = {"note": note, "by": by, "at": self.at}
+        item = self._open_item(step_id, self.step(step_id).kind, {"group": OPERATORS_GROUP})
+        item.escalated = True
+        return item
+
+    def hold(
+        self, step_id: str, note: str, check: dict[str, Any], candidate: dict[str, Any], issues: list[str]
+    ) -> WorkItem:
+        """An unsure check (check profile §3): the step is escalated as `escalate` does.
+
+        The server escalates, with the verdict and the held submission (the candidate) on the
+        escalation. Until a person decides, run data shows the verdict as the step's `check`, with
+        any earlier completion of the step in its history; `_release` puts the record back.
+        """
+        item = self.escalate(step_id, SERVER, note)
+        st = self.run.steps[step_id]
+        st.escalation = {**(st.escalation or {}), "check": check, "candidate": candidate}
+        before = self.run.data.get(step_id)
+        st.hold = {"record": before, "issues": issues}
+        history = list(before.get("history", [])) if before else []
+        if before and (earlier := _current(before)):
+            history.append(earlier)
+        self.run.data[step_id] = {"check": check, "history": history}
+        return item
+
+    def _release(self, step_id: str) -> None:
+        """End a hold: the step's run data is again what it was before the unsure verdict."""
+        st = self.run.steps[step_id]
+        if st.hold is None:
+            return
+        before = st.hold["record"]
+        if before is None:
+            self.run.data.pop(step_id, None)
+        else:
+            self.run.data[step_id] = before
+        st.hold = None
+
+    def give_back(self, step_id: str, by: str, note: str) -> None:
+        """An escalated step `returned` by a person: the same attempt again, the note in handoff.
+
+        An agent step is ready to claim; a task goes back to its assignee's work item. After an
+        unsure check the verdict and its lines travel too, as after a `fail`.
+        """
+        st, step = self.run.steps[step_id], self.step(step_id)
+        check = (st.escalation or {}).get("check")
+        lines = None if st.hold is None else st.hold["issues"]
+        self._close_item(step_id)
+        st.escalation = None
+        handoff = {**(st.handoff or {}), "returned": {"note": note, "by": by, "at": self.at}}
+        if check is not None:
+            handoff.update(issues=lines or [], check=check)
+        st.handoff = handoff
         st.ready_since = stamp(self.now)
-        st.handoff = {**(st.handoff or {}), "returned": {"note": note, "by": by, "at": self.at}}
+        if step.kind != "task":
+            st.state = "ready"
+            return
+        assignee = self._assignee(step)
+        if assignee is None:
+            self.fail(step_id, SERVER, f"person {step.person} resolves to no person in the organization")
+            return
+        st.state = "waiting"
+        self._open_item(step_id, "task", assignee)
 
     # --- time and events ---------------------------------------------------------------------------
 

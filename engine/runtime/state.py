@@ -54,6 +54,10 @@ class StepRun:
     """A wait's continuation, a `wait_until` time, or a `wait_for` timeout."""
     joined: list[str] = field(default_factory=list)
     """Parallel step: the branch entries whose branch reached `join`."""
+    hold: dict[str, Any] | None = None
+    """Set while an unsure check waits on a person (check profile §3): `record`, the step's run data
+    before the verdict was shown in its place (None: there was none), and `issues`, the verdict's
+    lines for `handoff.issues` if the step is returned."""
 
 
 @dataclass
@@ -65,6 +69,8 @@ class WorkItem:
     created_at: str
     seq: int = 0
     """Run-local creation order: orders items opened in the same instant (a fork)."""
+    escalated: bool = False
+    """An escalation's item (by `escalate` or an unsure check): returned, completed or failed."""
 
 
 @dataclass

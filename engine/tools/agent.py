@@ -16,6 +16,7 @@ from engine.files import FileError
 from engine.runtime.machine import Machine, new_id
 from engine.runtime.state import stamp
 from engine.store.base import FileRecord
+from engine.tools import checking
 from engine.tools.acceptance import Submission, accept
 from engine.tools.arguments import ClaimArgs, EscalateArgs, RenewArgs, SubmitArgs, UploadArgs
 from engine.tools.context import Call, Context, open_run, save
@@ -102,7 +103,8 @@ async def submit(ctx: Context, call: Call, args: SubmitArgs) -> dict[str, Any]:
         m.refuse(step_id, issues)
         await save(call, m, touch=False)
         raise ToolError("not_accepted", "the submission was not accepted", issues, keep=True)
-    m.complete(step_id, fields, args.next)
+    key = ("submit", m.run.id, step_id, token_digest(args.token))
+    await checking.finish(call, m, step, fields, args.next, key)
     await save(call, m)
     return ctx.views.run_view(m.run, m.process)
 

@@ -11,6 +11,7 @@ from typing import Any
 import rfc8785
 
 from engine.auth import OrgConfig
+from engine.check import CheckLimits, Evaluator, Verdict
 from engine.clock import Clock
 from engine.document.model import Process
 from engine.files import Files
@@ -34,6 +35,17 @@ class Context:
     views: Views
     tools: tuple[str, ...]
     profiles: tuple[str, ...]
+    evaluator: Evaluator | None = None
+    """None: no evaluator configured, so `check-1` is not offered."""
+    check_limits: CheckLimits = field(default_factory=CheckLimits)
+
+
+@dataclass(frozen=True)
+class Checked:
+    """A verdict reached outside the write lock, and the submission it is for (see `tools.checking`)."""
+
+    key: tuple[str, ...]
+    verdict: Verdict
 
 
 @dataclass
@@ -44,6 +56,8 @@ class Call:
     """Set for write tools: the one transaction the call runs in."""
     loaded: dict[str, DerivedRows] = field(default_factory=dict)
     """Index rows of each run as loaded, so a save rewrites only the tables that changed."""
+    checked: Checked | None = None
+    """Set when the dispatcher repeats a write after running the check it asked for."""
 
     @property
     def writes(self) -> Transaction:

@@ -2,7 +2,9 @@
 
 Order for every call: arguments (`invalid`), then for writes a replay of the same `requestId`, then the
 tool's own rules in `errors.PRECEDENCE` order. A write runs inside one transaction under one lock, so
-concurrent writes to a run are resolved here, not by the client (spec §6, housekeeping rule).
+concurrent writes to a run are resolved here, not by the client (spec §6, housekeeping rule). A write
+whose submission needs a check runs twice, with the evaluator asked in between, outside the lock
+(`tools.checking` says why and what the second pass checks again).
 """
 
 from __future__ import annotations
@@ -18,9 +20,9 @@ from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import RequestRecord
-from engine.tools import agent, reads, runs
+from engine.tools import agent, checking, reads, runs
 from engine.tools.arguments import ARGUMENTS, issues_of
-from engine.tools.context import Call, Context
+from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
 
 log = logging.getLogger("engine.tools")
@@ -96,6 +98,25 @@ class Dispatcher:
     async def _write(self, identity: Identity, tool: str, arguments: dict[str, Any], args: BaseModel) -> Any:
         request_id: str = args.requestId  # type: ignore[attr-defined]
         fingerprint = _fingerprint(tool, arguments)
+        checked: Checked | None = None
+        while True:
+            try:
+                return await self._write_once(identity, tool, args, request_id, fingerprint, checked)
+            except checking.CheckNeeded as need:
+                if checked is not None:
+                    raise RuntimeError(f"{tool} asked for a second check") from None
+                checked = await checking.evaluate(self.ctx, need)
+
+    async def _write_once(
+        self,
+        identity: Identity,
+        tool: str,
+        args: BaseModel,
+        request_id: str,
+        fingerprint: str,
+        checked: Checked | None,
+    ) -> Any:
+        """One pass of a write under the lock; `CheckNeeded` leaves it with the transaction rolled back."""
         async with self.lock:
             earlier = await self.ctx.store.get_request(request_id)
             if earlier is not None:
@@ -106,7 +127,7 @@ class Dispatcher:
                 return earlier.result
             kept: ToolError | None = None
             async with self.ctx.store.transaction() as tx:
-                call = Call(identity, self.ctx.clock.now(), tx)
+                call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
                 try:
                     result = await WRITES[tool](self.ctx, call, args)
                 except ToolError as err:

@@ -12,7 +12,6 @@ from engine.tools.errors import forbidden
 from engine.tools.views import agent_work_item, run_summary
 
 PROCESS_PAGE = 50
-CHECK_LIMITS = {"checkPass": 0.9, "checkFail": None, "checkConfidence": 0.8, "checkStateBytes": 65536}
 
 
 async def describe(ctx: Context, call: Call, args: DescribeArgs) -> dict[str, Any]:
@@ -25,7 +24,7 @@ async def describe(ctx: Context, call: Call, args: DescribeArgs) -> dict[str, An
         "person": {"format": "email"},
         "tools": list(ctx.tools),
         "maxUploadBytes": server.max_upload_bytes,
-        "limits": {"runDataBytes": server.run_data_bytes, **CHECK_LIMITS},
+        "limits": {"runDataBytes": server.run_data_bytes, **ctx.check_limits.wire()},
     }
 
 

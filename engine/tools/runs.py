@@ -10,11 +10,12 @@ from engine.document.fields import check_values
 from engine.runtime.machine import Machine, new_id
 from engine.runtime.state import Run, data_bytes, snapshot_of
 from engine.store.derive import derive
-from engine.tools.acceptance import Submission, accept
+from engine.tools import checking
+from engine.tools.acceptance import accept
 from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs
 from engine.tools.context import Call, Context, canonical, open_run, save
 from engine.tools.errors import ToolError, conflict, first_error, forbidden, invalid, not_found, run_ended
-from engine.tools.views import DECISIONS
+from engine.tools.views import decisions
 
 EVENT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
@@ -95,7 +96,7 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
         }
     )
     assert item is not None
-    allowed = DECISIONS[item.kind]
+    allowed = decisions(item)
     if args.decision not in allowed:
         raise invalid(
             f"{args.decision} is not a decision on this work item",
@@ -111,14 +112,17 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
     elif args.decision == "returned":
         m.give_back(step_id, by, args.note or "")
     else:
-        sub = Submission(
-            args.output, args.evidence, args.summary, args.next, args.reason, summary_required=False
-        )
         step = m.process.step(step_id)
+        escalation = run.steps[step_id].escalation if item.escalated else None
+        sub = checking.person_submission(args, escalation)
         issues, fields = await accept(ctx.files, run, step, sub, by, m.at, ctx.org.server.run_data_bytes)
         if issues:
             raise ToolError("not_accepted", "the decision was not accepted", issues)
-        m.complete(step_id, fields, args.next)
+        if item.escalated:
+            m.complete(step_id, checking.held_fields(fields, escalation), sub.next)
+        else:
+            key = ("decide", run.id, item.id, args.snapshot)
+            await checking.finish(call, m, step, fields, sub.next, key)
     await save(call, m)
     return ctx.views.run_view(run, m.process)
 

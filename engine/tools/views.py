@@ -19,6 +19,12 @@ DECISIONS = {
     "approve": ["approved", "rejected", "failed"],
     "agent": ["returned", "completed", "failed"],
 }
+ESCALATED = DECISIONS["agent"]
+"""An escalated step, agent or task (a task a check was unsure of), is returned, completed or failed."""
+
+
+def decisions(item: WorkItem) -> list[str]:
+    return list(ESCALATED if item.escalated else DECISIONS[item.kind])
 
 
 def wire_time(value: str | None) -> str | None:
@@ -79,7 +85,7 @@ class Views:
             "assignedTo": dict(item.assigned_to),
             "snapshot": snapshot,
             "due": wire_time(st.due_at),
-            "escalation": None if st.escalation is None else dict(st.escalation),
+            "escalation": self.escalation(st),
             "handoff": handoff(st),
             "decide": {
                 "tool": "decide",
@@ -89,12 +95,21 @@ class Views:
                     "snapshot": snapshot,
                     "requestId": NEW_REQUEST_ID,
                 },
-                "decisions": list(DECISIONS[item.kind]),
+                "decisions": decisions(item),
             },
         }
         if run.mode == "test":
             view["mode"] = "test"
         return view
+
+    def escalation(self, st: StepRun) -> dict[str, Any] | None:
+        """`escalation`, with a held candidate's file evidence given fresh URLs like any run data."""
+        if st.escalation is None:
+            return None
+        out = dict(st.escalation)
+        if "candidate" in out:
+            out["candidate"] = self._record(out["candidate"])
+        return out
 
     def claim_result(
         self, run: Run, process: Process, step: Step, token: str, expires_at: str
