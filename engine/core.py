@@ -165,7 +165,8 @@ class Engine:
             now = self.clock.now()
             machine = await machine_for(self.ctx, run, now)
             machine.catch_up()
-            await save(Call(Identity("agent", "server"), now, tx), machine)
+            # No write of its own: the run was changed, and stamped, at each timer's due time.
+            await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         """The outbox (overdue notices); test runs' entries are marked and never delivered."""

@@ -69,6 +69,9 @@ class Machine:
     def settle(self) -> None:
         """Recompute the run state from its steps (spec §3.5) and stamp the write."""
         self.run.updated_at = stamp(self.now)
+        self._recompute_state()
+
+    def _recompute_state(self) -> None:
         if self.run.is_over:
             return
         states = {s.state for s in self.run.steps.values()}
@@ -122,7 +125,8 @@ class Machine:
             held = next((e for e in self.run.events if e.name == step.value), None)
             if held is not None:
                 self.run.events.remove(held)
-                self.complete(step_id, {"output": held.data, "by": held.by, "at": held.at})
+                # The sender is `by`; `at` is when this step completed, not when the event was sent.
+                self.complete(step_id, {"output": held.data, "by": held.by, "at": self.at})
         elif step.kind == "parallel":
             st.state = "waiting"
             st.joined = []
@@ -385,19 +389,20 @@ class Machine:
 
     def expire_leases(self) -> None:
         """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
-        for st in self.run.steps.values():
+        for sid, st in self.run.steps.items():
             if st.state == "claimed" and st.claim and parse_stamp(st.claim.expires_at) <= self.now:
-                if st.claim.progress:
-                    st.handoff = {**(st.handoff or {}), "progress": st.claim.progress}
-                st.state, st.ready_since, st.claim = "ready", st.claim.expires_at, None
+                self._end_lease(sid)
 
-    def next_timer(self) -> tuple[str, str, str] | None:
-        """The earliest pending (at, kind, step_id) other than a lease, which `expire_leases` handles."""
-        pending = [timer for timer in self.timers() if timer[1] != "lease"]
-        return min(pending) if pending else None
+    def _end_lease(self, step_id: str) -> None:
+        st = self.run.steps[step_id]
+        if st.claim is None:
+            raise RuntimeError("a lease ended without a claim")
+        if st.claim.progress:
+            st.handoff = {**(st.handoff or {}), "progress": st.claim.progress}
+        st.state, st.ready_since, st.claim = "ready", st.claim.expires_at, None
 
     def timers(self) -> list[tuple[str, str, str]]:
-        """Every pending timer of the run (for the store's `timers` index)."""
+        """Every pending (at, kind, step_id) of the run, leases included (the store's `timers` index)."""
         out: list[tuple[str, str, str]] = []
         for sid, st in self.run.steps.items():
             if st.state not in UNFINISHED:
@@ -411,20 +416,32 @@ class Machine:
         return out
 
     def catch_up(self) -> None:
-        """Apply every timer due at `now`, oldest first (spec §6 rule 1: waits time out into steps)."""
-        self.expire_leases()
-        while not self.run.is_over:
-            pending = self.next_timer()
-            if pending is None or parse_stamp(pending[0]) > self.now:
-                break
-            _at, kind, sid = pending
-            if kind == "due":
-                self._overdue(sid)
-            elif kind == "wait":
-                self.complete(sid, {"by": SERVER, "at": self.at})
-            else:
-                self.complete(sid, {"by": SERVER, "at": self.at}, self.step(sid).on_timeout)
-        self.settle()
+        """Apply every timer due by `now`, oldest first (spec §6 rule 1: waits time out into steps).
+
+        Each timer is applied at its own due time, with everything it sets off, as if the timer loop
+        had run exactly then, so a run's state never depends on how late a tick or a write came. The
+        run's `updatedAt` becomes the last such time; a write stamps its own time after this.
+        """
+        until = self.now
+        try:
+            while not self.run.is_over:
+                pending = min(self.timers(), default=None)
+                if pending is None or parse_stamp(pending[0]) > until:
+                    break
+                at, kind, sid = pending
+                self.now = parse_stamp(at)
+                self.run.updated_at = stamp(self.now)
+                if kind == "lease":
+                    self._end_lease(sid)
+                elif kind == "due":
+                    self._overdue(sid)
+                elif kind == "wait":
+                    self.complete(sid, {"by": SERVER, "at": self.at})
+                else:
+                    self.complete(sid, {"by": SERVER, "at": self.at}, self.step(sid).on_timeout)
+        finally:
+            self.now = until
+        self._recompute_state()
 
     def _overdue(self, step_id: str) -> None:
         """Spec §2.2 `due`: mark the step and notify its assignees and the operators; work stays open."""

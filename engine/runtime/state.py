@@ -75,6 +75,9 @@ class WorkItem:
 
 @dataclass
 class HeldEvent:
+    """An event no ready `wait_for` took yet; the wait that takes it later records `by` (the sender)
+    and its own completion time, not `at`, which is when the event was sent."""
+
     name: str
     data: dict[str, Any]
     by: str

@@ -1,6 +1,7 @@
 """Spec §6 rule 3: whether a submission (agent `submit`, person `decide completed`) completes its step.
 
-Every issue is collected and returned at once; the caller changes nothing when there is any.
+Every issue is collected and returned at once, the run-data cap among them; the caller changes nothing
+when there is any.
 """
 
 from __future__ import annotations
@@ -74,9 +75,8 @@ async def accept(
         fields["reason"] = sub.reason or ""
     fields["by"] = by
     fields["at"] = at
-    if not issues:
-        # The new record is added; an earlier one only moves into history, so this bounds the result.
-        size = data_bytes(run.run_data()) + data_bytes(fields)
-        if size > cap:
-            issues.append(f"run data: {size} bytes would exceed limits.runDataBytes ({cap})")
+    # The new record is added; an earlier one only moves into history, so this bounds the result.
+    size = data_bytes(run.run_data()) + data_bytes(fields)
+    if size > cap:
+        issues.append(f"run data: {size} bytes would exceed limits.runDataBytes ({cap})")
     return issues, fields

@@ -1,17 +1,51 @@
 """Each tool's arguments as a strict pydantic model: the MCP input schema and the first check of a call.
 
 A call whose arguments break its model is `invalid` before any rule is looked at (spec §6 rule 3), with
-one issue per problem in the wire form `runId: required`.
+one issue per problem in the wire form `runId: required`. The models say only what the tool's JSON
+Schema says; rules a schema cannot state (which fields a decision takes, an event name's pattern) are
+the tools' own, checked after `run_ended` (spec §3.5).
 """
 
 from __future__ import annotations
 
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
+from pydantic_core import PydanticCustomError
+
+T = TypeVar("T")
+
+
+def _whole(value: Any) -> Any:
+    """JSON Schema `integer` is any number with a zero fractional part, so `2.0` is the integer 2."""
+    if isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
+
+
+def _refuse_null(value: Any) -> Any:
+    if value is None:
+        raise PydanticCustomError("null_given", "null given")
+    return value
+
+
+def _without_null(schema: dict[str, Any]) -> None:
+    variants = schema.pop("anyOf", None)
+    if variants:
+        schema.update(next(v for v in variants if v.get("type") != "null"))
+    schema.pop("default", None)
+
+
+Omittable = Annotated[T | None, BeforeValidator(_refuse_null), Field(json_schema_extra=_without_null)]
+"""An optional argument: absent reads as None, but an explicit null breaks the schema (which types
+optional arguments without `null`), so it is refused rather than read as absent."""
+
+WHOLE = BeforeValidator(_whole)
+"""Placed after an integer's bounds, so the bounds still show in the JSON schema."""
 
 RequestId = Annotated[str, Field(min_length=1, max_length=128)]
 Note = Annotated[str, Field(max_length=4000)]
+Limit = Annotated[int, Field(ge=1, le=100), WHOLE]
 
 
 class _Args(BaseModel):
@@ -20,7 +54,8 @@ class _Args(BaseModel):
 
 class EvidenceItem(_Args):
     kind: Literal["file", "link"]
-    ref: Annotated[str, Field(min_length=1, max_length=2048)]
+    ref: Annotated[str, Field(min_length=1)]
+    """Unbounded like the schema: a link is recorded as stated (spec §5); the run-data cap bounds it."""
 
 
 class DescribeArgs(_Args):
@@ -28,12 +63,12 @@ class DescribeArgs(_Args):
 
 
 class ListProcessesArgs(_Args):
-    cursor: str | None = None
+    cursor: Omittable[str] = None
 
 
 class StartRunArgs(_Args):
     process: str
-    version: Annotated[int, Field(gt=0, le=9007199254740991)] | None = None
+    version: Omittable[Annotated[int, Field(gt=0, le=9007199254740991), WHOLE]] = None
     inputs: dict[str, Any]
     mode: Literal["live", "test"] = "live"
     requestId: RequestId
@@ -44,9 +79,9 @@ class GetRunArgs(_Args):
 
 
 class GetWorkArgs(_Args):
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
-    cursor: str | None = None
-    process: str | None = None
+    limit: Limit = 20
+    cursor: Omittable[str] = None
+    process: Omittable[str] = None
 
 
 class ClaimArgs(_Args):
@@ -57,7 +92,7 @@ class ClaimArgs(_Args):
 
 class RenewArgs(_Args):
     token: str
-    progress: Note | None = None
+    progress: Omittable[Note] = None
     requestId: RequestId
 
 
@@ -71,10 +106,10 @@ class UploadArgs(_Args):
 class SubmitArgs(_Args):
     token: str
     output: dict[str, Any]
-    evidence: list[EvidenceItem] | None = None
+    evidence: Omittable[list[EvidenceItem]] = None
     summary: Annotated[str, Field(max_length=2000)]
-    next: str | None = None
-    reason: Note | None = None
+    next: Omittable[str] = None
+    reason: Omittable[Note] = None
     requestId: RequestId
 
 
@@ -92,38 +127,13 @@ class DecideArgs(_Args):
     workItemId: str
     snapshot: str
     decision: Decision
-    output: dict[str, Any] | None = None
-    evidence: list[EvidenceItem] | None = None
-    summary: Annotated[str, Field(max_length=2000)] | None = None
-    next: str | None = None
-    reason: Note | None = None
-    note: Note | None = None
+    output: Omittable[dict[str, Any]] = None
+    evidence: Omittable[list[EvidenceItem]] = None
+    summary: Omittable[Annotated[str, Field(max_length=2000)]] = None
+    next: Omittable[str] = None
+    reason: Omittable[Note] = None
+    note: Omittable[Note] = None
     requestId: RequestId
-
-    @model_validator(mode="after")
-    def _fields_the_decision_takes(self) -> DecideArgs:
-        """tools.md `decide`: fields a decision does not take are `invalid`, whatever the work item."""
-        problems: list[str] = []
-        if self.decision != "completed":
-            problems += [
-                f"{name}: not taken by decision {self.decision}"
-                for name in _COMPLETED_ONLY
-                if _set(self, name)
-            ]
-        elif self.note is not None:
-            problems.append("note: not taken by decision completed")
-        if self.decision in ("rejected", "returned", "failed") and not (self.note or "").strip():
-            problems.append(f"note: required for decision {self.decision}")
-        if problems:
-            raise ValueError("; ".join(problems))
-        return self
-
-
-_COMPLETED_ONLY = ("output", "evidence", "summary", "next", "reason")
-
-
-def _set(model: BaseModel, name: str) -> bool:
-    return getattr(model, name) is not None
 
 
 class CancelArgs(_Args):
@@ -135,16 +145,16 @@ class CancelArgs(_Args):
 class SendEventArgs(_Args):
     runId: str
     name: str
-    data: dict[str, Any] | None = None
+    data: Omittable[dict[str, Any]] = None
     requestId: RequestId
 
 
 class ListRunsArgs(_Args):
-    process: str | None = None
-    state: Literal["active", "waiting", "ended", "cancelled"] | None = None
-    inputs: dict[str, Any] | None = None
-    limit: Annotated[int, Field(ge=1, le=100)] = 20
-    cursor: str | None = None
+    process: Omittable[str] = None
+    state: Omittable[Literal["active", "waiting", "ended", "cancelled"]] = None
+    inputs: Omittable[dict[str, Any]] = None
+    limit: Limit = 20
+    cursor: Omittable[str] = None
 
 
 ARGUMENTS: dict[str, type[BaseModel]] = {
@@ -171,9 +181,6 @@ def issues_of(error: ValidationError) -> list[str]:
     for err in error.errors(include_url=False):
         path = _path(err["loc"])
         kind = err["type"]
-        if kind == "value_error":
-            issues.extend(part for part in str(err["ctx"]["error"]).split("; "))
-            continue
         issues.append(f"{path}: {_message(kind, err)}" if path else _message(kind, err))
     return issues
 
@@ -195,6 +202,7 @@ _EXPECTED = {
     "list_type": "expected list",
     "model_type": "expected object",
     "model_attributes_type": "expected object",
+    "null_given": "must be omitted, not null",
 }
 
 

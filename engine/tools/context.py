@@ -110,6 +110,8 @@ async def read_runs(ctx: Context, run_ids: list[str], now: datetime) -> dict[str
 
 
 async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
+    """Write the run back; `touch` stamps the write's own time as `updatedAt`. A renew and a refused
+    submission do not; a tick leaves the due times `catch_up` stamped."""
     if touch:
         machine.settle()
     await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))

@@ -34,7 +34,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
             if s.person == "initiator"
         ]
     cap = ctx.org.server.run_data_bytes
-    if not issues and (size := data_bytes({"inputs": args.inputs, "steps": {}})) > cap:
+    if (size := data_bytes({"inputs": args.inputs, "steps": {}})) > cap:
         issues.append(f"inputs: {size} bytes exceed limits.runDataBytes ({cap})")
     if issues:
         raise invalid("the run cannot start with these inputs", issues)
@@ -96,12 +96,7 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
         }
     )
     assert item is not None
-    allowed = decisions(item)
-    if args.decision not in allowed:
-        raise invalid(
-            f"{args.decision} is not a decision on this work item",
-            [f"decision: {args.decision} not allowed here, one of {', '.join(allowed)}"],
-        )
+    _check_decision(args, decisions(item))
     by, step_id = call.identity.id, item.step_id
     if args.decision == "approved":
         m.approve(step_id, by, args.note)
@@ -127,6 +122,34 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
     return ctx.views.run_view(run, m.process)
 
 
+COMPLETED_ONLY = ("output", "evidence", "summary", "next", "reason")
+
+
+def _check_decision(args: DecideArgs, allowed: list[str]) -> None:
+    """tools.md `decide`: the decision must be one the item takes, with the fields that decision takes.
+
+    Rules, not schema (the argument schema states none of them), so they come after `run_ended` and
+    the other checks in `PRECEDENCE`, all issues at once, before the submission itself is judged.
+    """
+    issues: list[str] = []
+    message = f"the fields do not fit decision {args.decision}"
+    if args.decision not in allowed:
+        message = f"{args.decision} is not a decision on this work item"
+        issues.append(f"decision: {args.decision} not allowed here, one of {', '.join(allowed)}")
+    if args.decision != "completed":
+        issues += [
+            f"{name}: not taken by decision {args.decision}"
+            for name in COMPLETED_ONLY
+            if getattr(args, name) is not None
+        ]
+    elif args.note is not None:
+        issues.append("note: not taken by decision completed")
+    if args.decision in ("rejected", "returned", "failed") and not (args.note or "").strip():
+        issues.append(f"note: required for decision {args.decision}")
+    if issues:
+        raise invalid(message, issues)
+
+
 def _may_decide(ctx: Context, call: Call, assigned_to: dict[str, str]) -> ToolError | None:
     """Spec §6 rule 4: only a person decides, and only one the item is assigned to."""
     identity = call.identity
@@ -142,8 +165,6 @@ def _may_decide(ctx: Context, call: Call, assigned_to: dict[str, str]) -> ToolEr
 
 
 async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str, Any]:
-    if not EVENT_NAME.fullmatch(args.name):
-        raise invalid("not an event name", ["name: must match ^[a-z][a-z0-9_-]{0,63}$"])
     m = await open_run(ctx, call, args.runId)
     first_error(
         {
@@ -155,6 +176,8 @@ async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str,
             ),
         }
     )
+    if not EVENT_NAME.fullmatch(args.name):
+        raise invalid("not an event name", ["name: must match ^[a-z][a-z0-9_-]{0,63}$"])
     data = args.data or {}
     cap = ctx.org.server.run_data_bytes
     held = [{"name": e.name, "data": e.data} for e in m.run.events]

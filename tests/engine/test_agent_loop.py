@@ -142,6 +142,25 @@ async def test_schema_violations_are_invalid_before_any_rule(engine: Engine) -> 
     err(await call(engine, SCREENER, "nope"), "invalid")
 
 
+async def test_null_is_not_absence_and_a_whole_float_is_an_integer(engine: Engine) -> None:
+    """The argument schemas give optional arguments no `null`; JSON Schema `integer` takes `2.0`."""
+    err(
+        await call(engine, SCREENER, "get_work", cursor=None, process=None),
+        "invalid",
+        ["cursor: must be omitted, not null", "process: must be omitted, not null"],
+    )
+    err(
+        await call(engine, SCREENER, "get_work", limit=2.5),
+        "invalid",
+        ["limit: expected integer"],
+    )
+    err(await call(engine, SCREENER, "get_work", limit=101.0), "invalid", ["limit: must be <= 100"])
+    assert ok(await call(engine, SCREENER, "get_work", limit=2.0), "get_work") == {
+        "items": [],
+        "nextCursor": None,
+    }
+
+
 async def test_an_agent_cannot_start_a_process_with_an_initiator_step(engine: Engine, tmp_path: Path) -> None:
     await publish(
         engine,

@@ -223,8 +223,34 @@ async def test_fields_a_decision_does_not_take_are_invalid(engine: Engine, tmp_p
         ["note: required for decision rejected"],
     )
     reply = await call(engine, MIRA, "decide", **base, decision="completed", note="n")
-    err(reply, "invalid", ["note: not taken by decision completed"])
+    err(
+        reply,
+        "invalid",
+        [
+            "decision: completed not allowed here, one of approved, rejected, failed",
+            "note: not taken by decision completed",
+        ],
+    )
     err(await call(engine, MIRA, "decide", **base, decision="maybe"), "invalid")
+
+
+async def test_a_decisions_field_rules_come_after_the_item_checks(engine: Engine, tmp_path: Path) -> None:
+    """tools.md `decide` orders run_ended .. forbidden, then `not_accepted`; the `invalid` rules on a
+    decision's fields judge the decision on this item, so they sit with `not_accepted`, after forbidden."""
+    view = await _at_review(engine, tmp_path)
+    [item] = view["workItems"]
+    base = {"runId": view["run"]["id"], "workItemId": item["id"], "snapshot": item["snapshot"]}
+    err(await call(engine, LENA, "decide", **base, decision="rejected"), "forbidden")
+    err(await call(engine, MIRA, "decide", **{**base, "snapshot": "old"}, decision="rejected"), "stale")
+    err(
+        await call(engine, MIRA, "decide", **{**base, "workItemId": "w_nope"}, decision="rejected"),
+        "not_found",
+    )
+    err(
+        await call(engine, MIRA, "decide", **base, decision="rejected", note=" "),
+        "invalid",
+        ["note: required for decision rejected"],
+    )
 
 
 async def test_a_task_completion_follows_submission_acceptance(engine: Engine, tmp_path: Path) -> None:
