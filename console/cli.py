@@ -1,0 +1,106 @@
+"""`apc`: the console by default, every other subcommand delegated to the engine's command line.
+
+`apc` opens the console on the embedded engine; `apc --server URL --token TOKEN` on any conforming
+server. `apc demo` runs the demo; `apc validate|serve|token|...` go to `engine.cli`. Importing this
+module imports no Textual: only starting the console does.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+EXIT_OK = 0
+EXIT_USAGE = 2
+
+
+def _demo_main(argv: list[str]) -> int:
+    from console.demo.cli import main as demo
+
+    return demo(argv)
+
+
+CONSOLE_COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main}
+"""Subcommands the console side provides; anything else that is not an option goes to the engine."""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    from engine.cli import COMMANDS
+
+    listed = "\n".join(f"  {name:<10} {spec.help}" for name, spec in COMMANDS.items())
+    parser = argparse.ArgumentParser(
+        prog="apc",
+        description="apc: the operator console for Agent Process servers (core-2).\n\n"
+        "With no options it runs the engine embedded in your user data folder, serves its MCP\n"
+        "endpoint on 127.0.0.1, and opens the console as the local operator.",
+        epilog=f"other commands (apc COMMAND --help):\n  demo       a live demo with agents and people\n{listed}",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "--server", metavar="URL", help="connect to this MCP endpoint instead of the embedded engine"
+    )
+    parser.add_argument(
+        "--token", metavar="TOKEN", help="bearer token for --server; the console acts as its person"
+    )
+    parser.add_argument("--data", type=Path, metavar="DIR", help="data folder of the embedded engine")
+    parser.add_argument("--read-only", action="store_true", help="hide every action that writes")
+    return parser
+
+
+def check(args: argparse.Namespace) -> str | None:
+    if args.server and not args.token:
+        return "--server needs --token"
+    if args.token and not args.server:
+        return "--token is for --server"
+    if args.server and args.data:
+        return "--data is for the embedded engine, not --server"
+    return None
+
+
+def main(argv: list[str] | None = None) -> int:
+    argv = list(sys.argv[1:] if argv is None else argv)
+    if argv and not argv[0].startswith("-"):
+        command = CONSOLE_COMMANDS.get(argv[0])
+        if command is not None:
+            return command(argv[1:])
+        from engine.cli import main as engine_main
+
+        return engine_main(argv)
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    problem = check(args)
+    if problem is not None:
+        print(f"apc: error: {problem}", file=sys.stderr)
+        return EXIT_USAGE
+    return run_console(args)
+
+
+def run_console(args: argparse.Namespace) -> int:
+    from console.app import ApcApp, Session
+    from console.config import ConsoleConfig, default_config_path
+
+    if args.server:
+        url, token = str(args.server), str(args.token)
+
+        async def opener() -> Session:
+            from console.client.remote import RemoteClient
+
+            client = RemoteClient(url, token)
+            return Session(client, f"remote · {url}", close=client.close)
+
+    else:
+        from console.embedded import default_data_dir, open_embedded
+
+        data_dir = args.data or default_data_dir()
+
+        async def opener() -> Session:
+            return await open_embedded(data_dir)
+
+    app = ApcApp(opener, read_only=args.read_only, config=ConsoleConfig.load(default_config_path()))
+    app.run()
+    return app.return_code or EXIT_OK

@@ -1,0 +1,120 @@
+"""`apc demo`: the console on a fresh demo engine with agents, people and a stream of runs, or the
+same story `--headless` with a summary and an exit status.
+
+`apc demo ARGS` calls `main(ARGS)` (console/cli.py); `python -m console.demo ARGS` does the same.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import TextIO
+
+from console.demo.headless import run_headless
+from console.demo.people import PeopleBehaviour
+from console.demo.system import DemoSettings
+
+HELP = "a live demo: sample processes, demo agents over MCP, demo people and a stream of runs"
+DESCRIPTION = (
+    "Start a fresh demo engine with the sample processes published, its MCP endpoint on 127.0.0.1\n"
+    "(first free port from 8765), demo agents working over MCP with their own tokens, demo people\n"
+    "deciding their work items, an event feed, and a steady stream of new runs on a fast clock.\n"
+    "Model checks are answered from sample_processes/check-answers.toml (no model needed).\n"
+    "The console opens as the operator, who is in every group and receives the escalations,\n"
+    "including the submissions a check was unsure of."
+)
+EPILOG = (
+    "exit status (--headless):\n"
+    "  0  every run ended with an outcome its process allows\n"
+    "  1  a run ended otherwise, did not end within the time limit, or a demo part failed\n\n"
+    "examples:\n"
+    "  apc demo\n"
+    "  apc demo --speed 120 --seed 7\n"
+    "  apc demo --headless --runs 20"
+)
+DEFAULT_SPEED = 90.0
+DEFAULT_HEADLESS_SPEED = 600.0
+DEFAULT_HEADLESS_RUNS = 20
+
+
+def add_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--data", type=Path, metavar="DIR", help="data folder (default: a fresh temporary one)"
+    )
+    parser.add_argument(
+        "--speed",
+        type=float,
+        metavar="N",
+        help=f"demo clock speed, times real time (default {DEFAULT_SPEED:g}, headless {DEFAULT_HEADLESS_SPEED:g})",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=1, metavar="S", help="seed for every random choice (default 1)"
+    )
+    parser.add_argument("--agents", type=int, default=3, metavar="N", help="demo agents (1 to 6, default 3)")
+    parser.add_argument("--headless", action="store_true", help="no console: progress lines and a summary")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        metavar="N",
+        help=f"headless: runs to start and wait for (default {DEFAULT_HEADLESS_RUNS})",
+    )
+    parser.add_argument(
+        "--time-limit",
+        type=float,
+        default=600.0,
+        metavar="SECONDS",
+        help="headless: give up after this many real seconds (default 600)",
+    )
+
+
+def settings_from(args: argparse.Namespace) -> DemoSettings:
+    speed = args.speed or (DEFAULT_HEADLESS_SPEED if args.headless else DEFAULT_SPEED)
+    settings = DemoSettings(data_dir=args.data, speed=speed, seed=args.seed, agents=args.agents)
+    if args.headless:
+        return replace(settings, runs=args.runs or DEFAULT_HEADLESS_RUNS)
+    return replace(settings, runs=args.runs, people=PeopleBehaviour(play_operator=False))
+
+
+def check(args: argparse.Namespace) -> str | None:
+    """A usage problem with the arguments, or None."""
+    if args.speed is not None and args.speed <= 0:
+        return "--speed must be positive"
+    if args.runs is not None and args.runs < 1:
+        return "--runs must be at least 1"
+    if not 1 <= args.agents <= 6:
+        return "--agents must be between 1 and 6"
+    if args.time_limit <= 0:
+        return "--time-limit must be positive"
+    return None
+
+
+def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+    problem = check(args)
+    if problem is not None:
+        print(f"apc demo: error: {problem}", file=sys.stderr)
+        return 2
+    settings = settings_from(args)
+    if args.headless:
+        report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))
+        return report.exit_code
+    from console.demo.ui import run_ui
+
+    return asyncio.run(run_ui(settings))
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="apc demo",
+        description=DESCRIPTION,
+        epilog=EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    add_arguments(parser)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as stop:
+        return stop.code if isinstance(stop.code, int) else 2
+    return run(args)

@@ -1,0 +1,137 @@
+"""The demo's outside world: it sends the events `wait_for` steps wait on, mostly in time, some late.
+
+A courier confirming a delivery or a candidate signing an offer is not part of any process; the demo
+plays them. When a run is seen waiting on an event, the event is scheduled on the demo clock: most
+arrive within the step's `timeout`, a share only after it, so the `on_timeout` path shows too. A late
+event is still sent; the run has moved on, and the server holds it or reports the run ended.
+"""
+
+from __future__ import annotations
+
+import random
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any
+
+from console.demo.pace import Pace
+from console.demo.people import Caller
+from engine.clock import rfc3339
+from engine.core import Engine
+from engine.document import durations
+from engine.identity import Identity
+
+
+@dataclass(frozen=True)
+class EventBehaviour:
+    in_time: tuple[float, float] = (0.2, 0.7)
+    """When an in-time event arrives, as a share of the step's timeout."""
+    late_share: float = 0.25
+    """Events that arrive only after the timeout (steps with a timeout only)."""
+    untimed_minutes: tuple[float, float] = (5.0, 20.0)
+    """When an event arrives for a step with no timeout."""
+
+
+@dataclass
+class _Planned:
+    name: str
+    at: datetime
+    late: bool
+
+
+class EventSource:
+    def __init__(
+        self,
+        engine: Engine,
+        identity: Identity,
+        pace: Pace,
+        *,
+        behaviour: EventBehaviour | None = None,
+        seed: int = 0,
+        caller: Caller | None = None,
+    ) -> None:
+        self.engine = engine
+        self.caller: Caller = caller or engine
+        self.identity = identity
+        self.pace = pace
+        self.behaviour = behaviour or EventBehaviour()
+        self.rng = random.Random(f"{seed}:events")
+        self.sent: Counter[str] = Counter()
+        """`in_time`, `late`, and `consumed` (the event completed a waiting step)."""
+        self._planned: dict[tuple[str, str], _Planned] = {}
+
+    async def run(self, every_seconds: float = 0.5) -> None:
+        while True:
+            await self.poll()
+            await self.pace.idle(every_seconds)
+
+    async def poll(self) -> int:
+        """Plan an event for every step newly seen waiting on one; send those that are due."""
+        waiting = await self._waiting()
+        now = self.pace.now()
+        for key, (name, timeout) in waiting.items():
+            if key not in self._planned:
+                self._planned[key] = self._plan(name, timeout, now)
+        sent = 0
+        for key, plan in list(self._planned.items()):
+            if key not in waiting and not plan.late:
+                del self._planned[key]
+            elif now >= plan.at:
+                await self._send(key[0], plan)
+                del self._planned[key]
+                sent += 1
+        return sent
+
+    def _plan(self, name: str, timeout: str | None, now: datetime) -> _Planned:
+        b = self.behaviour
+        seconds = durations.parse_duration(timeout) if timeout else None
+        if not seconds:
+            return _Planned(name, now + timedelta(minutes=self.rng.uniform(*b.untimed_minutes)), False)
+        if self.rng.random() < b.late_share:
+            return _Planned(name, now + timedelta(seconds=seconds * self.rng.uniform(1.1, 1.4)), True)
+        return _Planned(name, now + timedelta(seconds=seconds * self.rng.uniform(*b.in_time)), False)
+
+    async def _send(self, run_id: str, plan: _Planned) -> None:
+        data = {"receivedAt": rfc3339(self.pace.now()), "source": "demo event feed"}
+        args = {"runId": run_id, "name": plan.name, "data": data, "requestId": str(uuid.uuid4())}
+        result = await self.caller.call(self.identity, "send_event", args)
+        self.sent["late" if plan.late else "in_time"] += 1
+        if result["ok"] and result["data"]["consumedBy"] is not None:
+            self.sent["consumed"] += 1
+
+    async def _waiting(self) -> dict[tuple[str, str], tuple[str, str | None]]:
+        """(run id, step id) -> (event name, timeout) for every `wait_for` step now waiting."""
+        found: dict[tuple[str, str], tuple[str, str | None]] = {}
+        for state in ("waiting", "active"):
+            for summary in await self._runs(state):
+                pinned = await self.engine.catalog.get(summary["process"], summary["version"])
+                if pinned is None:
+                    continue
+                _record, process = pinned
+                events = {s.id: s for s in process.steps if s.kind == "wait_for"}
+                if not events:
+                    continue
+                view = await self.caller.call(self.identity, "get_run", {"runId": summary["id"]})
+                if not view["ok"]:
+                    continue
+                for step in view["data"]["steps"]:
+                    if step["id"] in events and step["state"] == "waiting":
+                        declared = events[step["id"]]
+                        found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
+        return found
+
+    async def _runs(self, state: str) -> list[dict[str, Any]]:
+        items: list[dict[str, Any]] = []
+        cursor: str | None = None
+        while True:
+            args: dict[str, Any] = {"state": state, "limit": 100}
+            if cursor:
+                args["cursor"] = cursor
+            page = await self.caller.call(self.identity, "list_runs", args)
+            if not page["ok"]:
+                return items
+            items.extend(page["data"]["items"])
+            cursor = page["data"]["nextCursor"]
+            if not cursor:
+                return items

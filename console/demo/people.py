@@ -1,0 +1,223 @@
+"""Demo people: members of the org who decide their work items through the engine as themselves.
+
+They approve most approvals and reject some once with a note (so rework shows), complete tasks with
+generated output and evidence, and, when the demo plays the operator too, decide escalations: most
+of an agent's are returned with directions, the rest completed in the agent's place (always so for
+one already returned once, or one the agent raised because a check kept refusing it). A submission
+an unsure check held (`escalation.check`, `escalation.candidate`) is completed as it stands, completed
+with the text fields the unsure questions name rewritten, or returned once with a note naming what
+to look at again. Each item waits a think time on the demo clock first; a share wait past their
+`due`, so overdue items show.
+"""
+
+from __future__ import annotations
+
+import base64
+import random
+import uuid
+from collections import Counter
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from typing import Any, Protocol
+
+from console.demo.org import DemoOrg
+from console.demo.pace import Pace
+from console.demo.revise import Context, check_lines, edited_output, named_fields
+from console.demo.work import Where, draft, evidence_items, summary
+from engine.auth import OPERATORS_GROUP
+from engine.document.fields import parse_fields
+from engine.identity import Identity
+
+REJECT_NOTES = (
+    "The figures do not match the source record; check them again before I sign off.",
+    "Missing detail: say which record you used and attach it.",
+    "The recommendation does not follow from the findings; look again.",
+)
+RETURN_NOTES = (
+    "Checked with the system owner: access works again; please try once more.",
+    "The record exists under its legal name; search for that and continue.",
+    "Use the figures in the latest export; they are the correct ones.",
+)
+FAIL_NOTE = "This cannot go ahead: the request is withdrawn."
+
+
+class Caller(Protocol):
+    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True)
+class PeopleBehaviour:
+    think_minutes: tuple[float, float] = (3.0, 25.0)
+    slow_share: float = 0.15
+    """Items decided only after their due, so overdue items show."""
+    reject_share: float = 0.3
+    """Approvals rejected, once per run and step, with a note."""
+    return_share: float = 0.7
+    """Escalations returned with a note; the rest are completed in the agent's place."""
+    fail_share: float = 0.0
+    """Escalations failed, which ends the run `failed`."""
+    check_return_share: float = 0.2
+    """Submissions an unsure check held that are returned to the agent with a note (once per hold)."""
+    check_edit_share: float = 0.3
+    """Held submissions completed with the text the unsure questions name rewritten; the rest are
+    completed as they stand."""
+    play_operator: bool = True
+    """Whether the demo also plays the operator: escalations and the items assigned to them. Off when
+    a person at the console is the operator."""
+
+
+class DemoPeople:
+    def __init__(
+        self,
+        engine: Caller,
+        org: DemoOrg,
+        pace: Pace,
+        *,
+        behaviour: PeopleBehaviour | None = None,
+        seed: int = 0,
+    ) -> None:
+        self.engine = engine
+        self.org = org
+        self.pace = pace
+        self.behaviour = behaviour or PeopleBehaviour()
+        self.rng = random.Random(f"{seed}:people")
+        self.decisions: Counter[str] = Counter()
+        self._at: dict[str, datetime] = {}
+        self._rejected: set[tuple[str, str]] = set()
+
+    async def run(self, every_seconds: float = 0.5) -> None:
+        while True:
+            await self.poll()
+            await self.pace.idle(every_seconds)
+
+    async def poll(self) -> int:
+        """One look at every person's queue; decides each item whose think time is over."""
+        made = 0
+        for person in self.org.people:
+            if person.operator and not self.behaviour.play_operator:
+                continue
+            found = await self.engine.call(person, "get_work", {"limit": 100})
+            if not found["ok"]:
+                continue
+            for entry in found["data"]["items"]:
+                if self._handles(person, entry["workItem"]) and self._ready(entry["workItem"]):
+                    made += await self._decide(person, entry)
+        return made
+
+    def _handles(self, person: Identity, item: dict[str, Any]) -> bool:
+        assigned = item["assignedTo"]
+        if "person" in assigned:
+            return assigned["person"] == person.id
+        if assigned["group"] == OPERATORS_GROUP:
+            return person.operator
+        return assigned["group"] in self.org.own_groups(person.id)
+
+    def _ready(self, item: dict[str, Any]) -> bool:
+        now = self.pace.now()
+        at = self._at.get(item["id"])
+        if at is None:
+            at = self._at[item["id"]] = now + self._think(item, now)
+        return now >= at
+
+    def _think(self, item: dict[str, Any], now: datetime) -> timedelta:
+        due = item.get("due")
+        if due is not None and self.rng.random() < self.behaviour.slow_share:
+            late = datetime.fromisoformat(due) - now + timedelta(minutes=self.rng.uniform(2, 10))
+            return max(late, timedelta(0))
+        return timedelta(minutes=self.rng.uniform(*self.behaviour.think_minutes))
+
+    async def _decide(self, person: Identity, entry: dict[str, Any]) -> int:
+        item = entry["workItem"]
+        decision, extra, label = await self._choose(person, entry)
+        prepared = {k: v for k, v in item["decide"]["arguments"].items() if k != "requestId"}
+        args = {**prepared, "decision": decision, **extra, "requestId": str(uuid.uuid4())}
+        result = await self.engine.call(person, "decide", args)
+        if result["ok"]:
+            self.decisions[label] += 1
+            self._at.pop(item["id"], None)
+            if decision == "rejected":
+                self._rejected.add((entry["runId"], item["stepId"]))
+            return 1
+        if result["error"]["code"] != "stale":
+            self._at.pop(item["id"], None)
+        return 0
+
+    async def _choose(self, person: Identity, entry: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+        """The decision, its arguments, and the label it is counted under in `decisions`."""
+        item = entry["workItem"]
+        kind = item["kind"]
+        b = self.behaviour
+        roll = self.rng.random()
+        escalation = item.get("escalation") or {}
+        if "check" in escalation and "candidate" in escalation:
+            return self._held(person, item, escalation, roll)
+        if kind == "approve":
+            if roll < b.reject_share and (entry["runId"], item["stepId"]) not in self._rejected:
+                return "rejected", {"note": self.rng.choice(REJECT_NOTES)}, "approve:rejected"
+            return "approved", {}, "approve:approved"
+        if kind == "agent":
+            handoff = item.get("handoff") or {}
+            settled = (
+                "returned" in handoff or "check" in handoff
+            )  # sent back once, or a check the agent gave up on
+            if roll < b.fail_share:
+                return "failed", {"note": FAIL_NOTE}, "agent:failed"
+            if roll < b.fail_share + b.return_share and not settled:
+                return "returned", {"note": self.rng.choice(RETURN_NOTES)}, "agent:returned"
+        return "completed", await self._completion(person, entry), f"{kind}:completed"
+
+    def _held(
+        self, person: Identity, item: dict[str, Any], escalation: dict[str, Any], roll: float
+    ) -> tuple[str, dict[str, Any], str]:
+        """A submission an unsure check held: return it once with a note, edit it, or take it as is."""
+        b = self.behaviour
+        lines = check_lines(escalation["note"].splitlines())
+        candidate = escalation["candidate"]
+        returned_before = "returned" in (item.get("handoff") or {})
+        if roll < b.check_return_share and not returned_before and lines:
+            fields, _ = parse_fields(item.get("output") or {}, "output")
+            named = list(dict.fromkeys(f.name for line in lines for f in named_fields(line.ask, fields)))
+            what = ", ".join(named) if named else "the output"
+            asked = "; ".join(f"'{line.ask}' ({line.answer})" for line in lines)
+            note = (
+                f"The check was unsure: {asked}. Rework {what} so it answers that plainly, then submit again."
+            )
+            return "returned", {"note": note[:4000]}, "check:returned"
+        edited = edited_output(item, candidate, lines, Context({}))
+        if roll < b.check_return_share + b.check_edit_share and edited is not None:
+            output, names = edited
+            extra: dict[str, Any] = {
+                "output": output,
+                "summary": f"Completed by {person.id} from the held submission, with {', '.join(names)} "
+                f"rewritten after the check was unsure: {'; '.join(line.answer for line in lines)}.",
+            }
+            if candidate.get("evidence"):
+                extra["evidence"] = [{"kind": e["kind"], "ref": e["ref"]} for e in candidate["evidence"]]
+            for key in ("next", "reason"):
+                if candidate.get(key) is not None:
+                    extra[key] = candidate[key]
+            return "completed", extra, "check:edited"
+        return "completed", {}, "check:completed"
+
+    async def _completion(self, person: Identity, entry: dict[str, Any]) -> dict[str, Any]:
+        item = entry["workItem"]
+        now = self.pace.now()
+        work = draft(item, self.rng, now, self.org.person_pool)
+        where = Where(entry["process"], entry["runId"], item["stepId"], person.id, entry.get("mode", "live"))
+
+        async def upload(file_name: str, content_type: str, content: bytes) -> str | None:
+            encoded = base64.b64encode(content).decode("ascii")
+            args = {"fileName": file_name, "contentType": content_type, "contentBase64": encoded}
+            result = await self.engine.call(person, "upload", {**args, "requestId": str(uuid.uuid4())})
+            return result["data"]["id"] if result["ok"] else None
+
+        extra: dict[str, Any] = {
+            "output": work.output,
+            "summary": summary(item.get("text") or "", work, where.mode),
+        }
+        evidence = await evidence_items(work, where, upload, now)
+        if evidence:
+            extra["evidence"] = evidence
+        if work.choice is not None:
+            extra["next"], extra["reason"] = work.choice.to, work.choice.reason
+        return extra

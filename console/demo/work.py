@@ -1,0 +1,179 @@
+"""What a demo worker hands in for a step: output, evidence, route and summary, and how it repairs a
+submission from the issues the server lists.
+
+Agents (from a claim's `step`) and demo people (from a work item, which carries the same `output`,
+`evidence` and `next` requirements) draft their work here, so both fill forms the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+from collections.abc import Awaitable, Callable, Sequence
+from dataclasses import dataclass, replace
+from datetime import datetime
+from typing import Any
+
+from console.demo.routes import Choice, choose_route, conform, routes_on_a_verdict
+from console.demo.values import value_for, values_for
+from engine.clock import rfc3339
+from engine.document.fields import parse_fields
+from engine.document.model import Field
+
+SUMMARY_LIMIT = 2000
+LINK_BASE = "https://records.example.com"
+TEST_NOTE = "Test run: caused no external effects; nothing was changed in any outside system."
+_OUTPUT_ISSUE = re.compile(r"^output\.([^.:\[]+)")
+
+Upload = Callable[[str, str, bytes], Awaitable[str | None]]
+"""Stores a file and returns its upload id (None when the server refused it)."""
+
+
+@dataclass(frozen=True)
+class Draft:
+    fields: tuple[Field, ...]
+    output: dict[str, Any]
+    evidence: tuple[str, ...]
+    """Evidence kinds to attach."""
+    routes: tuple[dict[str, Any], ...] | None
+    choice: Choice | None
+
+    def without(self, name: str) -> Draft:
+        return replace(self, output={k: v for k, v in self.output.items() if k != name})
+
+
+@dataclass(frozen=True)
+class Where:
+    """Where the work happens: for links, file names and the report."""
+
+    process: str
+    run_id: str
+    step_id: str
+    worker: str
+    mode: str
+
+
+def draft(
+    requirements: dict[str, Any],
+    rng: random.Random,
+    now: datetime,
+    people: Sequence[str],
+    *,
+    misjudge: bool = False,
+) -> Draft:
+    """Work for a step whose requirements are `{output, evidence, next}` as `claim.step` gives them.
+
+    A `misjudge`d draft of a step whose routes follow from a boolean verdict takes an unhappy route,
+    and output that agrees with it: the wrong verdict a check on the step is there to catch.
+    """
+    fields, _ = parse_fields(requirements.get("output") or {}, "output")
+    routes = requirements.get("next")
+    choice = None
+    if isinstance(routes, list) and routes:
+        misjudge = misjudge and routes_on_a_verdict(routes, fields)
+        choice = choose_route(routes, rng, unhappy=misjudge)
+    output = values_for(fields, rng, now, people=people)
+    output = conform(output, fields, choice.when if choice else None, rng)
+    evidence = tuple(requirements.get("evidence") or ())
+    return Draft(fields, output, evidence, tuple(routes) if isinstance(routes, list) else None, choice)
+
+
+def incomplete(work: Draft, rng: random.Random) -> tuple[Draft, str] | None:
+    """The same work with one thing left out, and what; None when the step requires nothing to omit."""
+    options: list[tuple[Draft, str]] = [
+        (work.without(f.name), f"output.{f.name}")
+        for f in work.fields
+        if not f.optional and f.name in work.output
+    ]
+    if work.evidence:
+        options.append((replace(work, evidence=()), "evidence"))
+    if work.choice is not None:
+        options.append((replace(work, choice=None), "next"))
+    return rng.choice(options) if options else None
+
+
+def repair(
+    work: Draft,
+    issues: Sequence[str],
+    rng: random.Random,
+    now: datetime,
+    people: Sequence[str],
+    wanted: Sequence[str],
+) -> Draft:
+    """`work` with every issue the server listed dealt with; `wanted` are the declared evidence kinds."""
+    by_name = {f.name: f for f in work.fields}
+    output = dict(work.output)
+    evidence = work.evidence
+    choice = work.choice
+    for issue in issues:
+        match = _OUTPUT_ISSUE.match(issue)
+        if match is not None:
+            name = match.group(1)
+            if name in by_name:
+                output[name] = value_for(by_name[name], rng, now, people=people)
+            else:
+                output.pop(name, None)
+        elif issue.startswith("evidence"):
+            evidence = tuple(dict.fromkeys((*evidence, *wanted)))
+        elif issue.startswith(("next", "reason")) and work.routes:
+            choice = choice or choose_route(work.routes, rng)
+    output = conform(output, work.fields, choice.when if choice else None, rng)
+    return replace(work, output=output, evidence=evidence, choice=choice)
+
+
+async def evidence_items(work: Draft, where: Where, upload: Upload, now: datetime) -> list[dict[str, str]]:
+    """The evidence list to submit: a generated JSON report uploaded for `file`, a record link for `link`."""
+    items: list[dict[str, str]] = []
+    if "file" in work.evidence:
+        file_id = await upload(f"{where.step_id}-report.json", "application/json", report(work, where, now))
+        if file_id is not None:
+            items.append({"kind": "file", "ref": file_id})
+    if "link" in work.evidence:
+        items.append({"kind": "link", "ref": f"{LINK_BASE}/{where.process}/{where.run_id}/{where.step_id}"})
+    return items
+
+
+def report(work: Draft, where: Where, now: datetime) -> bytes:
+    """The small report a worker attaches as file evidence."""
+    body = {
+        "process": where.process,
+        "run": where.run_id,
+        "step": where.step_id,
+        "preparedBy": where.worker,
+        "preparedAt": rfc3339(now),
+        "mode": where.mode,
+        "findings": work.output,
+        "route": work.choice.to if work.choice else None,
+    }
+    return (json.dumps(body, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def summary(instructions: str, work: Draft, mode: str, extra: Sequence[str] = ()) -> str:
+    """A few sentences in the worker's words: what was done, what came out, the route, the handoff."""
+    lines = [f"Done: {first_sentence(instructions)}"]
+    shown = [f"{k} = {_short(v)}" for k, v in list(work.output.items())[:3]]
+    if shown:
+        lines.append(f"Recorded {', '.join(shown)}.")
+    if work.choice is not None:
+        lines.append(work.choice.reason)
+    lines.extend(extra)
+    if mode == "test":
+        lines.append(TEST_NOTE)
+    text = " ".join(lines)
+    return text if len(text) <= SUMMARY_LIMIT else text[: SUMMARY_LIMIT - 1] + "…"
+
+
+def sentences(instructions: str) -> list[str]:
+    parts = re.split(r"(?<=[.!?])\s+", " ".join(instructions.split()))
+    return [p for p in parts if p]
+
+
+def first_sentence(instructions: str) -> str:
+    found = sentences(instructions)
+    return found[0] if found else "the step as instructed."
+
+
+def _short(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"

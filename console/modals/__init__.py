@@ -1,0 +1,1 @@
+"""Dialogs: decisions, reasons, starting runs, events, answers."""

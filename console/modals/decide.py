@@ -1,0 +1,237 @@
+"""The decision form, generated from the work item: what it accepts, what each decision requires.
+
+Local checks mirror the server's rules (field values through the engine's own `check_values`), but the
+server decides: its answer is shown either way. A `stale` answer offers a re-read that shows what
+changed in the run data, takes the fresh snapshot, and lets the person send the same decision again.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.containers import Vertical, VerticalScroll
+from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Select, Static, TextArea
+
+from console.answer import answer_lines
+from console.client.base import Client
+from console.client.envelope import Envelope, error_code
+from console.diff import run_data_changes
+from console.modals.common import Dialog
+from console.modals.evidence import EvidenceEditor
+from console.modals.fields import FieldsForm, declared_fields
+from console.palette import Palette
+from console.views import to_text, work_item_lines
+
+VERBS = {
+    "approved": "Approve",
+    "rejected": "Reject",
+    "completed": "Complete",
+    "returned": "Return",
+    "failed": "Fail",
+}
+NOTE_DECISIONS = ("rejected", "returned", "failed")
+
+
+def find_item(view: dict[str, Any], item_id: str) -> dict[str, Any] | None:
+    return next((item for item in view.get("workItems") or () if item.get("id") == item_id), None)
+
+
+class DecideDialog(Dialog[Envelope]):
+    """Dismisses with the server's successful answer, or None when closed without a decision."""
+
+    def __init__(self, client: Client, entry: dict[str, Any], palette: Palette, *, people: list[str]) -> None:
+        item = entry["workItem"]
+        test = " · TEST RUN" if entry.get("mode") == "test" else ""
+        title = f"{item['kind']} · {entry['process']} v{entry.get('version')} · run {entry['runId']} · step {item['stepId']}{test}"
+        super().__init__(title, id="decide")
+        self.client = client
+        self.entry = entry
+        self.palette = palette
+        self.people = people
+        self.baseline: dict[str, Any] | None = None
+
+    @property
+    def item(self) -> dict[str, Any]:
+        return self.entry["workItem"]
+
+    @property
+    def decisions(self) -> list[str]:
+        return list((self.item.get("decide") or {}).get("decisions") or [])
+
+    @property
+    def routes(self) -> list[dict[str, Any]] | None:
+        routes = self.item.get("next")
+        return routes if isinstance(routes, list) else None
+
+    @property
+    def candidate(self) -> dict[str, Any] | None:
+        escalation = self.item.get("escalation")
+        return escalation.get("candidate") if isinstance(escalation, dict) else None
+
+    def compose_body(self) -> ComposeResult:
+        with VerticalScroll(id="decide-body"):
+            yield Static(to_text(work_item_lines(self.item, self.palette)), id="item")
+            with RadioSet(id="decision"):
+                for i, decision in enumerate(self.decisions):
+                    yield RadioButton(Text(decision), value=i == 0, id=f"decision-{decision}")
+            with Vertical(id="completed-section"):
+                if self.candidate is not None:
+                    yield Checkbox(
+                        "complete with the held candidate as it is", value=True, id="use-candidate"
+                    )
+                fields = declared_fields(self.item.get("output"), "output")
+                initial = (self.candidate or {}).get("output")
+                yield FieldsForm(fields, "output", people=self.people, initial=initial, id="output")
+                if self.item.get("evidence") is not None or "completed" in self.decisions:
+                    yield EvidenceEditor(self.client, self.item.get("evidence"))
+                if self.routes is not None:
+                    yield Label(Text("next: choose a route", style="bold"))
+                    options = [
+                        (Text(f"{r['to']}" + (f" — {r['when']}" if r.get("when") else "")), r["to"])
+                        for r in self.routes
+                    ]
+                    yield Select(options, prompt="route", id="route", compact=True)
+                    yield Input(placeholder="reason for this route (required)", id="reason", compact=True)
+                yield Label(Text("summary", style="bold"))
+                yield TextArea("", id="summary", soft_wrap=True)
+            with Vertical(id="note-section"):
+                yield Label(Text("note (required): the protocol records it", style="bold"))
+                yield Input(placeholder="note", id="note", compact=True)
+            yield Static("", id="problem", classes="problem")
+            yield Static("", id="changes")
+
+    def compose_buttons(self) -> ComposeResult:
+        yield Button("Send", id="submit", variant="primary", compact=True)
+        yield Button("Re-read", id="reread", classes="hidden", compact=True)
+        yield Button("Close", id="close", compact=True)
+
+    def on_mount(self) -> None:
+        self._sync_sections()
+        self.run_worker(self._load_baseline(), group="baseline")
+
+    async def _load_baseline(self) -> None:
+        answer = await self.client.get_run(self.entry["runId"])
+        if answer.get("ok"):
+            self.baseline = answer["data"]
+
+    @property
+    def decision(self) -> str | None:
+        pressed = self.query_one("#decision", RadioSet).pressed_button
+        return None if pressed is None else str(pressed.id).removeprefix("decision-")
+
+    @on(RadioSet.Changed, "#decision")
+    @on(Checkbox.Changed, "#use-candidate")
+    def _sync_sections(self) -> None:
+        decision = self.decision
+        self.query_one("#completed-section").display = decision == "completed"
+        self.query_one("#note-section").display = decision in NOTE_DECISIONS
+        if self.candidate is not None and decision == "completed":
+            own = not self.query_one("#use-candidate", Checkbox).value
+            for part in self.query_one("#completed-section").children:
+                if part.id != "use-candidate":
+                    part.display = own
+        verb = VERBS.get(decision or "", "Send")
+        target = f"{verb} {self.item['stepId']} on {self.entry['runId']}"
+        self.query_one("#submit", Button).label = Text(target)
+        self.query_one("#submit", Button).variant = (
+            "error" if decision in ("rejected", "failed") else "primary"
+        )
+
+    def _problem(self, lines: list[str], style: str = "") -> None:
+        self.query_one("#problem", Static).update(Text("\n".join(lines), style=style))
+
+    def arguments(self) -> tuple[dict[str, Any], list[str]]:
+        """The decide call as it will be sent, and every local issue that stops it being sent."""
+        decision = self.decision
+        prepared = dict((self.item.get("decide") or {}).get("arguments") or {})
+        if decision is None:
+            return prepared, ["decision: choose one"]
+        arguments: dict[str, Any] = {**prepared, "decision": decision}
+        issues: list[str] = []
+        if decision in NOTE_DECISIONS:
+            note = self.query_one("#note", Input).value.strip()
+            if not note:
+                issues.append("note: required")
+            arguments["note"] = note
+        if decision == "completed":
+            issues += self._completed(arguments)
+        return arguments, issues
+
+    def _completed(self, arguments: dict[str, Any]) -> list[str]:
+        if self.candidate is not None and self.query_one("#use-candidate", Checkbox).value:
+            return []
+        output, issues = self.query_one("#output", FieldsForm).collect()
+        arguments["output"] = output
+        evidence = self.query(EvidenceEditor)
+        if evidence:
+            issues += evidence.first().issues()
+            if evidence.first().items:
+                arguments["evidence"] = list(evidence.first().items)
+        if self.routes is not None:
+            route = self.query_one("#route", Select).value
+            reason = self.query_one("#reason", Input).value.strip()
+            if route is Select.NULL:
+                issues.append(f"next: required, one of {', '.join(r['to'] for r in self.routes)}")
+            else:
+                arguments["next"] = route
+            if not reason:
+                issues.append("reason: required")
+            arguments["reason"] = reason
+        summary = self.query_one("#summary", TextArea).text.strip()
+        if summary:
+            arguments["summary"] = summary
+        return issues
+
+    async def action_submit(self) -> None:
+        arguments, issues = self.arguments()
+        if issues:
+            self._problem(["Not sent; fix these first:", *issues], self.palette.error)
+            return
+        button = self.query_one("#submit", Button)
+        button.disabled = True
+        try:
+            answer = await self.client.decide(arguments)
+        finally:
+            button.disabled = False
+        if answer.get("ok"):
+            self.dismiss(answer)
+            return
+        stale = error_code(answer) == "stale"
+        lines = ["The server did not accept this decision:", *answer_lines(answer)]
+        if stale:
+            lines.append(
+                "The run changed since this form was read. Re-read it, check what changed, and send again."
+            )
+        self._problem(lines, self.palette.error)
+        self.query_one("#reread", Button).set_class(not stale, "hidden")
+
+    @on(Button.Pressed, "#reread")
+    async def reread(self) -> None:
+        answer = await self.client.get_run(self.entry["runId"])
+        if not answer.get("ok"):
+            self._problem(["Could not re-read the run:", *answer_lines(answer)], self.palette.error)
+            return
+        view = answer["data"]
+        fresh = find_item(view, self.item["id"])
+        changes = run_data_changes((self.baseline or {}).get("data") or {}, view.get("data") or {})
+        self.baseline = view
+        self.query_one("#reread", Button).add_class("hidden")
+        if fresh is None:
+            self._problem(
+                ["This work item is no longer open: it was decided or the run moved on."],
+                self.palette.warning,
+            )
+            self.query_one("#submit", Button).disabled = True
+        else:
+            self.entry = {**self.entry, "workItem": fresh}
+            self._problem(
+                ["Re-read: the snapshot is current again. Check what changed, then send again."],
+                self.palette.success,
+            )
+        heading = (
+            "What changed in the run data:" if changes else "No change in run data since the form opened."
+        )
+        self.query_one("#changes", Static).update(Text("\n".join([heading, *changes])))

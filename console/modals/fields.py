@@ -1,0 +1,198 @@
+"""Form editors generated from declared fields (spec §2.3): one widget per type, values as JSON.
+
+The editors only turn what was typed into JSON values; whether those values are acceptable is decided
+by `engine.document.fields.check_values`, the rule the engine itself applies, so the form and the
+server refuse the same things with the same words.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from typing import Any
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.suggester import SuggestFromList
+from textual.widgets import Input, Label, Select, Static, Switch, TextArea
+
+from engine.document.fields import check_values, parse_fields, show
+from engine.document.model import Field, Issue
+
+MISSING = object()
+"""An editor left empty: the field is omitted (and `check_values` reports it if it is required)."""
+
+PLACEHOLDERS = {
+    "string": "text",
+    "number": "a number, e.g. 48000 or 0.5",
+    "date": "YYYY-MM-DD",
+    "datetime": "YYYY-MM-DDTHH:MM:SSZ",
+    "person": "email address",
+}
+
+
+def declared_fields(declared: dict[str, Any] | None, path: str) -> tuple[Field, ...]:
+    """Fields from the wire form a work item or `list_processes` gives; unusable declarations are skipped."""
+    fields, _ = parse_fields(declared or {}, path)
+    return fields
+
+
+def _describe(field: Field) -> str:
+    kind = f"list of {field.items.type}" if field.type == "list" and field.items else field.type
+    parts = [kind]
+    if field.optional:
+        parts.append("optional")
+    if field.description:
+        parts.append(field.description)
+    return " · ".join(parts)
+
+
+class FieldEditor(Vertical):
+    """A label, the widget for the field's type, and the field's issues under it."""
+
+    DEFAULT_CSS = """
+    FieldEditor { height: auto; margin-bottom: 1; }
+    FieldEditor > .field-label { height: 1; }
+    FieldEditor > TextArea { height: 5; }
+    FieldEditor > .field-issues { color: $error; height: auto; }
+    """
+
+    def __init__(self, field: Field, *, people: Sequence[str] = (), initial: Any = MISSING) -> None:
+        super().__init__(classes="field")
+        self.field = field
+        self.people = list(people)
+        self.initial = initial
+
+    @property
+    def input_id(self) -> str:
+        """`field-<name>`, with characters a CSS id cannot hold replaced (field names are free text)."""
+        return "field-" + re.sub(r"[^A-Za-z0-9_-]", "_", self.field.name)
+
+    def compose(self) -> ComposeResult:
+        field = self.field
+        yield Label(
+            Text.assemble((field.name, "bold"), "  ", (_describe(field), "dim")), classes="field-label"
+        )
+        initial = self.initial
+        if field.one_of is not None:
+            options = [
+                (Text(show(choice) if not isinstance(choice, str) else choice), i)
+                for i, choice in enumerate(field.one_of)
+            ]
+            chosen = (
+                field.one_of.index(initial)
+                if initial is not MISSING and initial in field.one_of
+                else Select.NULL
+            )
+            yield Select(
+                options, allow_blank=True, value=chosen, prompt="choose", id=self.input_id, compact=True
+            )
+        elif field.type == "boolean":
+            yield Switch(value=bool(initial) if initial is not MISSING else False, id=self.input_id)
+        elif field.type in ("list", "object"):
+            text = "" if initial is MISSING else json.dumps(initial, indent=2, ensure_ascii=False)
+            yield TextArea(text, id=self.input_id, soft_wrap=True)
+        else:
+            text = (
+                ""
+                if initial is MISSING
+                else (json.dumps(initial) if field.type == "number" else str(initial))
+            )
+            suggester = SuggestFromList(self.people, case_sensitive=False) if field.type == "person" else None
+            yield Input(
+                text,
+                placeholder=PLACEHOLDERS.get(field.type, ""),
+                id=self.input_id,
+                suggester=suggester,
+                compact=True,
+            )
+        issues = Static("", classes="field-issues")
+        issues.display = False
+        yield issues
+
+    def read(self) -> tuple[Any, list[Issue]]:
+        """The value as JSON (or MISSING), plus issues about text that is not a value at all."""
+        field, path = self.field, self.field.name
+        widget = self.query_one(f"#{self.input_id}")
+        if isinstance(widget, Select):
+            return (MISSING if widget.value is Select.NULL else field.one_of[widget.value]), []  # type: ignore[index]
+        if isinstance(widget, Switch):
+            return widget.value, []
+        if isinstance(widget, TextArea):
+            text = widget.text.strip()
+            if not text:
+                return MISSING, []
+            try:
+                return json.loads(text), []
+            except json.JSONDecodeError as exc:
+                return MISSING, [Issue(path, f"not valid JSON ({exc.msg} at line {exc.lineno})")]
+        assert isinstance(widget, Input)
+        text = widget.value.strip()
+        if not text:
+            return MISSING, []
+        if field.type == "number":
+            try:
+                value = json.loads(text)
+            except json.JSONDecodeError:
+                return MISSING, [Issue(path, "expected number")]
+            return value, []
+        return text, []
+
+    def show_issues(self, issues: Sequence[str]) -> None:
+        shown = self.query_one(".field-issues", Static)
+        shown.update(Text("\n".join(issues)))
+        shown.display = bool(issues)
+
+
+class FieldsForm(Vertical):
+    """Editors for a set of declared fields; `collect` returns the values and every local issue."""
+
+    DEFAULT_CSS = "FieldsForm { height: auto; }"
+
+    def __init__(
+        self,
+        fields: Sequence[Field],
+        prefix: str,
+        *,
+        people: Sequence[str] = (),
+        initial: dict[str, Any] | None = None,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.fields = tuple(fields)
+        self.prefix = prefix
+        self.people = people
+        self.initial = initial or {}
+
+    def compose(self) -> ComposeResult:
+        if not self.fields:
+            yield Static(Text("No fields.", style="dim"))
+        for field in self.fields:
+            yield FieldEditor(field, people=self.people, initial=self.initial.get(field.name, MISSING))
+
+    def collect(self) -> tuple[dict[str, Any], list[str]]:
+        values: dict[str, Any] = {}
+        parse_issues: list[Issue] = []
+        for editor in self.query(FieldEditor):
+            value, issues = editor.read()
+            parse_issues.extend(Issue(f"{self.prefix}.{i.path}", i.message) for i in issues)
+            if value is not MISSING:
+                values[editor.field.name] = value
+        unparsed = {i.path for i in parse_issues}
+        checked = [
+            i for i in check_values(self.fields, values, self.prefix) if not _covered(i.path, unparsed)
+        ]
+        issues = [str(i) for i in parse_issues + checked]
+        for editor in self.query(FieldEditor):
+            mine = f"{self.prefix}.{editor.field.name}"
+            editor.show_issues(
+                [issue for issue in issues if issue.startswith((f"{mine}:", f"{mine}[", f"{mine}."))]
+            )
+        return values, issues
+
+
+def _covered(path: str, unparsed: set[str]) -> bool:
+    """A field whose text did not parse is reported once, not again as `missing`."""
+    return path in unparsed

@@ -1,0 +1,151 @@
+"""Server shapes as readable lines: a work item, its handoff and escalation, a step's record, a verdict.
+
+Pure functions from JSON to (text, style) lines, shared by the work queue, the run detail and the
+decision form, so a verdict or a handoff reads the same wherever it appears.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from rich.text import Text
+
+from console.diff import RECORD_FIELDS, attempt_diffs
+from console.format import assignee, stamp, value_text
+from console.palette import Palette
+
+Line = tuple[str, str]
+"""Text and a style (possibly empty)."""
+
+
+def to_text(lines: list[Line]) -> Text:
+    text = Text(end="")
+    for i, (content, style) in enumerate(lines):
+        if i:
+            text.append("\n")
+        text.append(content, style)
+    return text
+
+
+def check_lines(verdict: dict[str, Any] | None, palette: Palette, indent: str = "") -> list[Line]:
+    if not isinstance(verdict, dict):
+        return []
+    style = {"pass": palette.success, "fail": palette.error, "unsure": palette.warning}.get(
+        str(verdict.get("verdict")), palette.muted
+    )
+    advisory = " (advisory)" if verdict.get("advisory") else ""
+    truncated = " · run data truncated" if verdict.get("truncated") else ""
+    lines: list[Line] = [
+        (
+            f"{indent}check: {verdict.get('verdict')}{advisory} · {verdict.get('model', '')} · {stamp(verdict.get('at'))}"
+            f"{truncated}",
+            style,
+        )
+    ]
+    for question in verdict.get("questions") or ():
+        answer = question.get("answer")
+        confidence = question.get("confidence")
+        shown = value_text(answer, 60) + (f" ({confidence})" if confidence is not None else "")
+        lines.append((f"{indent}  {question.get('result')}: {question.get('ask')} → {shown}", ""))
+    return lines
+
+
+def handoff_lines(handoff: dict[str, Any] | None, palette: Palette) -> list[Line]:
+    if not isinstance(handoff, dict) or not handoff:
+        return []
+    lines: list[Line] = [("handoff from the previous attempt", "bold")]
+    if "progress" in handoff:
+        lines.append((f"  progress: {handoff['progress']}", ""))
+    returned = handoff.get("returned")
+    if isinstance(returned, dict):
+        lines.append(
+            (
+                f"  returned by {returned.get('by')} at {stamp(returned.get('at'))}: {returned.get('note')}",
+                palette.warning,
+            )
+        )
+    for issue in handoff.get("issues") or ():
+        lines.append((f"  issue: {issue}", palette.error))
+    lines += check_lines(handoff.get("check"), palette, "  ")
+    return lines
+
+
+def record_lines(record: dict[str, Any], palette: Palette, indent: str = "") -> list[Line]:
+    """One completion of a step: output, summary, route and reason, decision and note, evidence, check."""
+    lines: list[Line] = []
+    by = f"{record.get('by', '')} at {stamp(record.get('at'))}" if record.get("by") else ""
+    decision = record.get("decision")
+    if decision:
+        style = palette.error if decision in ("rejected", "failed") else palette.success
+        lines.append((f"{indent}{decision}" + (f" by {by}" if by else ""), style))
+    elif by:
+        lines.append((f"{indent}done by {by}", palette.muted))
+    if record.get("note"):
+        lines.append((f"{indent}note: {record['note']}", ""))
+    output = record.get("output")
+    if isinstance(output, dict) and output:
+        lines.append((f"{indent}output", palette.muted))
+        lines += [(f"{indent}  {name}: {value_text(value)}", "") for name, value in output.items()]
+    if record.get("summary"):
+        lines.append((f"{indent}summary: {record['summary']}", ""))
+    if record.get("next"):
+        lines.append((f"{indent}next: {record['next']} — reason: {record.get('reason', '')}", palette.accent))
+    for item in record.get("evidence") or ():
+        sha = f" sha256 {str(item['sha256'])[:16]}…" if item.get("sha256") else ""
+        lines.append((f"{indent}evidence {item.get('kind')}: {item.get('ref')}{sha}", ""))
+    lines += check_lines(record.get("check"), palette, indent)
+    return lines
+
+
+def step_data_lines(step_data: dict[str, Any] | None, palette: Palette) -> list[Line]:
+    """The current completion, then each earlier attempt with what changed against the one before."""
+    if not isinstance(step_data, dict):
+        return [("not completed", palette.muted)]
+    found = attempt_diffs(step_data)
+    has_current = _is_current(step_data)
+    lines: list[Line] = []
+    for number in range(len(found), 0, -1):
+        entry, changes = found[number - 1]
+        title = "current" if has_current and number == len(found) else f"attempt {number} (history)"
+        lines.append((title, "bold"))
+        lines += record_lines(entry, palette, "  ")
+        if changes:
+            lines.append(("  changed from the attempt before:", palette.muted))
+            lines += [(f"    {change}", palette.accent) for change in changes]
+    return lines or [("not completed", palette.muted)]
+
+
+def _is_current(step_data: dict[str, Any]) -> bool:
+    return any(key in step_data for key in RECORD_FIELDS)
+
+
+def work_item_lines(item: dict[str, Any], palette: Palette) -> list[Line]:
+    """A work item as its assignee reads it before deciding."""
+    lines: list[Line] = [(str(item.get("text", "")), "")]
+    lines.append(
+        (
+            f"assigned to {assignee(item.get('assignedTo'))} · due {stamp(item.get('due')) or '—'}",
+            palette.muted,
+        )
+    )
+    escalation = item.get("escalation")
+    if isinstance(escalation, dict):
+        lines.append(
+            (
+                f"escalated by {escalation.get('by')} at {stamp(escalation.get('at'))}: {escalation.get('note')}",
+                palette.warning,
+            )
+        )
+        lines += check_lines(escalation.get("check"), palette, "  ")
+        candidate = escalation.get("candidate")
+        if isinstance(candidate, dict):
+            lines.append(("  held candidate:", "bold"))
+            lines += record_lines(candidate, palette, "    ")
+    lines += handoff_lines(item.get("handoff"), palette)
+    routes = item.get("next")
+    if isinstance(routes, list):
+        lines.append(("routes:", "bold"))
+        lines += [(f"  → {r.get('to')}" + (f": {r['when']}" if r.get("when") else ""), "") for r in routes]
+    decisions = (item.get("decide") or {}).get("decisions") or []
+    lines.append((f"decisions: {', '.join(decisions)}", palette.muted))
+    return lines

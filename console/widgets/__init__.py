@@ -1,0 +1,1 @@
+"""Widgets the screens share: the keyed live table and the map view."""

@@ -1,0 +1,272 @@
+"""Shared pieces of the console tests: an org, test processes, an agent that works steps, the app.
+
+The console runs against a real engine in a temporary folder on a ManualClock, through LocalClient,
+exactly as `apc` runs it; agents act through `engine.call` the way any agent would.
+"""
+
+from __future__ import annotations
+
+import base64
+import itertools
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from textual.widgets import Input
+
+from console.app import ApcApp, Session
+from console.client.local import LocalClient
+from console.config import ConsoleConfig
+from console.themes import load_themes
+from engine.auth import OrgConfig
+from engine.clock import ManualClock
+from engine.core import Engine
+from engine.identity import Identity, agent, person
+
+OPS = person("ops@example.com", operator=True)
+MIRA = person("mira@example.com")
+SCREENER = agent("a_screener")
+
+SCREENING = """
+---
+name: screening
+description: Screen a vendor and get finance approval.
+inputs:
+  vendorName: string
+  amount: { type: number, optional: true }
+steps:
+  - id: check_vendor
+    agent: Check the vendor against the sanctions lists. Attach the report.
+    output:
+      cleared: boolean
+      summary: string
+    evidence: [file]
+    next:
+      - { to: approve, when: Vendor is cleared }
+      - { to: decline, when: Any hit }
+  - id: approve
+    person: finance-approver
+    approve: Approve when the vendor is cleared and the spend is justified.
+    due: 2d
+    on_reject: check_vendor
+    next: done
+  - id: decline
+    finish: declined
+  - id: done
+    finish: onboarded
+---
+
+# Screening
+
+The agent screens the vendor; finance approves.
+"""
+
+INTAKE = """
+---
+name: intake
+description: A person fills in a request form and chooses where it goes.
+inputs:
+  ticket: string
+steps:
+  - id: fill_form
+    person: intake
+    task: Fill in every field of the request and attach the signed form.
+    output:
+      title: string
+      amount: number
+      urgent: boolean
+      start: date
+      meeting: datetime
+      tier: { type: string, one_of: [gold, silver] }
+      tags: { type: list, items: string }
+      details: object
+      owner: person
+      remark: { type: string, optional: true }
+    evidence: [file]
+    next:
+      - { to: accepted, when: The request is complete }
+      - { to: refused, when: Something is missing }
+  - id: accepted
+    finish: accepted
+  - id: refused
+    finish: refused
+---
+
+# Intake
+
+Fill in the form.
+"""
+
+SETTLEMENT = """
+---
+name: settlement
+description: Wait for the payment event, then finish.
+inputs:
+  invoice: string
+steps:
+  - id: paid
+    wait_for: invoice-paid
+    next: done
+  - id: done
+    finish: settled
+---
+
+# Settlement
+
+Billing sends invoice-paid.
+"""
+
+REVIEW_PAIR = """
+---
+name: review-pair
+description: Legal and finance review a contract at the same time.
+inputs:
+  contract: string
+steps:
+  - id: review
+    parallel: [legal, finance]
+    next: done
+  - id: legal
+    person: legal
+    task: Review the legal terms.
+    output: { fine: boolean }
+    next: join
+  - id: finance
+    person: finance-approver
+    task: Review the price.
+    output: { fine: boolean }
+    next: join
+  - id: done
+    finish: reviewed
+---
+
+# Review pair
+
+Both review; the contract is reviewed when both are done.
+"""
+
+PROCESSES = (
+    (SCREENING, {"finance-approver": "finance-approver"}),
+    (INTAKE, {"intake": "intake"}),
+    (SETTLEMENT, {}),
+    (REVIEW_PAIR, {"legal": "legal", "finance-approver": "finance-approver"}),
+)
+
+
+def make_org() -> OrgConfig:
+    return OrgConfig.build(
+        groups={"finance-approver": [OPS.id, MIRA.id], "intake": [OPS.id], "legal": [OPS.id]},
+        people={MIRA.id: "tok-mira-0001"},
+        operators={OPS.id: "tok-ops-00001"},
+        agents={SCREENER.id: "tok-screener1"},
+    )
+
+
+def write_process(root: Path, text: str) -> Path:
+    text = textwrap.dedent(text).lstrip("\n")
+    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "PROCESS.md").write_text(text)
+    return folder
+
+
+async def open_engine(root: Path, clock: ManualClock, base_url: str = "http://127.0.0.1:8765") -> Engine:
+    engine = await Engine.open(root / "data", make_org(), clock=clock, public_base_url=base_url)
+    for text, bind in PROCESSES:
+        published = await engine.publish(write_process(root / "processes", text), bind)
+        assert published.ok, published.issues
+    return engine
+
+
+def counter_ids(prefix: str = "req") -> Any:
+    numbers = itertools.count(1)
+    return lambda: f"{prefix}-{next(numbers):04d}"
+
+
+def make_client(engine: Engine, who: Identity = OPS) -> LocalClient:
+    return LocalClient(engine, who, request_ids=counter_ids())
+
+
+def make_app(client: LocalClient, clock: ManualClock, **options: Any) -> ApcApp:
+    options.setdefault("live", False)
+    options.setdefault("cursor_blink", False)
+    options.setdefault("config", ConsoleConfig())
+    options.setdefault("themes", load_themes())
+    session = Session(client, "embedded · test", clock=clock)
+    return ApcApp(session, **options)
+
+
+class Agent:
+    """An agent working steps through the tools, as a real one would over MCP."""
+
+    def __init__(self, engine: Engine, who: Identity = SCREENER) -> None:
+        self.engine = engine
+        self.who = who
+        self.ids = counter_ids("agent")
+
+    async def call(self, tool: str, **arguments: Any) -> dict[str, Any]:
+        if tool not in ("get_run", "get_work", "list_runs"):
+            arguments["requestId"] = self.ids()
+        answer = await self.engine.call(self.who, tool, arguments)
+        assert answer["ok"], answer
+        return answer["data"]
+
+    async def start(self, process: str, inputs: dict[str, Any], **extra: Any) -> str:
+        return str((await self.call("start_run", process=process, inputs=inputs, **extra))["run"]["id"])
+
+    async def upload(self, name: str, content: bytes) -> str:
+        data = await self.call(
+            "upload",
+            fileName=name,
+            contentType="text/plain",
+            contentBase64=base64.b64encode(content).decode(),
+        )
+        return str(data["id"])
+
+    async def screen(
+        self, run_id: str, *, cleared: bool = True, report: bytes = b"no hits\n"
+    ) -> dict[str, Any]:
+        """Claim check_vendor and submit it with a report, routed to approve (or decline)."""
+        token = (await self.call("claim", runId=run_id, stepId="check_vendor"))["token"]
+        file_id = await self.upload("report.txt", report)
+        return await self.call(
+            "submit",
+            token=token,
+            output={"cleared": cleared, "summary": "Both lists checked."},
+            evidence=[{"kind": "file", "ref": file_id}],
+            summary="Searched OFAC and EU by legal name.",
+            next="approve" if cleared else "decline",
+            reason="Vendor is cleared." if cleared else "A hit.",
+        )
+
+    async def escalate(self, run_id: str, note: str) -> dict[str, Any]:
+        token = (await self.call("claim", runId=run_id, stepId="check_vendor"))["token"]
+        return await self.call("escalate", token=token, note=note)
+
+
+def type_into(app: ApcApp, selector: str, text: str) -> None:
+    """Set an input's value directly: the tests are about what the console does with it."""
+    app.screen.query_one(selector, Input).value = text
+
+
+def shown(app: ApcApp, selector: str) -> str:
+    """The plain text a Static on the current screen shows."""
+    from textual.widgets import Static
+
+    return str(app.screen.query_one(selector, Static).content)
+
+
+async def settle(pilot: Any) -> None:
+    """Let the app finish what a key or click started: handlers, dialogs, workers."""
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def click(pilot: Any, selector: str) -> None:
+    """Scroll a widget of the current screen into view, then click it, as a person would."""
+    pilot.app.screen.query_one(selector).scroll_visible(animate=False, immediate=True)
+    await pilot.pause()
+    await pilot.click(selector)
+    await settle(pilot)

@@ -1,0 +1,151 @@
+"""Run actions: cancel with a reason, bulk cancel of marked runs, start a run, send an event."""
+
+from __future__ import annotations
+
+from console_support import OPS, Agent, make_app, settle, shown, type_into
+from textual.widgets import OptionList, RadioButton, TextArea
+
+from console.client.local import LocalClient
+from console.modals.common import ReasonDialog, ResultsDialog
+from console.modals.event import EventDialog
+from console.modals.start import StartRunDialog
+from console.screens.run_detail import RunScreen
+from engine.clock import ManualClock
+from engine.core import Engine
+
+
+async def test_cancel_asks_for_the_reason_naming_the_run(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("2")
+        await settle(pilot)
+        assert app.main.runs.table.keys == [run_id]
+        await pilot.press("x")
+        dialog = app.screen
+        assert isinstance(dialog, ReasonDialog)
+        assert dialog.dialog_title == f"Cancel run {run_id} (screening, active)"
+        await pilot.press("ctrl+s")
+        assert shown(app, "#problem") == "reason: required"
+        type_into(app, "#reason", "Duplicate request.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled", f"Run {run_id} cancelled (screening)"]
+        view = (await client.get_run(run_id))["data"]
+        assert view["run"]["ended"] == {
+            "by": "ops@example.com",
+            "at": "2026-10-06T09:00:00Z",
+            "note": "Duplicate request.",
+        }
+
+
+async def test_bulk_cancel_of_marked_runs_reports_each_run(
+    client: LocalClient, agent: Agent, clock: ManualClock, engine: Engine
+) -> None:
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B", "C")]
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("2")
+        await settle(pilot)
+        table = app.main.runs.table
+        table.move_cursor(row=table.keys.index(runs[0]))
+        await pilot.press("space")
+        table.move_cursor(row=table.keys.index(runs[2]))
+        await pilot.press("space")
+        assert app.main.runs.marked == {runs[0], runs[2]}
+        assert table.row_cells(runs[0])[0].plain == "●"
+        gone = await engine.call(
+            OPS, "cancel", {"runId": runs[2], "reason": "Closed elsewhere.", "requestId": "x-1"}
+        )
+        assert gone["ok"]
+        await pilot.press("X")
+        dialog = app.screen
+        assert isinstance(dialog, ReasonDialog)
+        assert dialog.dialog_title == "Cancel 2 marked runs"
+        marked = [k for k in table.keys if k in {runs[0], runs[2]}]
+        assert shown(app, ".subject").splitlines() == [
+            *(f"{run_id} · screening v1 · active" for run_id in marked),
+            "Cancelling does not undo anything the run already caused outside the server.",
+        ]
+        type_into(app, "#reason", "Vendor withdrew.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, ResultsDialog)
+        results = shown(app, "#results").splitlines()
+        assert f"{runs[0]}: {runs[0]} cancelled" in results
+        ended = results.index(f"{runs[2]}: conflict: the run has ended")
+        assert results[ended + 1] == "  • run_ended"
+        assert len(results) == 3
+        assert app.main.runs.marked == {runs[2]}
+        states = {r: (await client.get_run(r))["data"]["run"]["state"] for r in runs}
+        assert states == {runs[0]: "cancelled", runs[1]: "active", runs[2]: "cancelled"}
+
+
+async def test_start_a_test_run_from_the_declared_inputs(client: LocalClient, clock: ManualClock) -> None:
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("n")
+        await settle(pilot)
+        choices = app.screen.query_one(OptionList)
+        labels = [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
+        choices.highlighted = next(i for i, label in enumerate(labels) if label.startswith("screening v1"))
+        await pilot.press("enter")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, StartRunDialog)
+        type_into(app, "#field-amount", "lots")
+        await pilot.press("ctrl+s")
+        assert shown(app, "#problem").splitlines() == [
+            "Not sent; fix these first:",
+            "inputs.amount: expected number",
+            "inputs.vendorName: missing",
+        ]
+        type_into(app, "#field-vendorName", "Acme")
+        type_into(app, "#field-amount", "48000")
+        dialog.query_one("#mode-test", RadioButton).value = True
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert isinstance(app.screen, RunScreen)
+        run_id = app.screen.run_id
+        assert app.toasts[0] == f"Started screening: {run_id} active at check_vendor"
+        view = (await client.get_run(run_id))["data"]
+        assert (view["run"]["mode"], view["data"]["inputs"]) == (
+            "test",
+            {"vendorName": "Acme", "amount": 48000},
+        )
+        assert shown(app, "#run-header").splitlines()[0] == f"run {run_id} · screening v1 · TEST RUN · active"
+
+
+async def test_send_an_event_from_the_run_detail(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("settlement", {"invoice": "INV-9"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("2")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, RunScreen)
+        await pilot.press("e")
+        await settle(pilot)
+        dialog = app.screen
+        assert isinstance(dialog, EventDialog)
+        assert app.screen.query_one("#event-name").value == "invoice-paid"
+        dialog.query_one("#event-data", TextArea).load_text("[1]")
+        await pilot.press("ctrl+s")
+        assert shown(app, "#problem") == "data: expected a JSON object"
+        dialog.query_one("#event-data", TextArea).load_text('{"amount": 100.25}')
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.toasts[0] == f"Event invoice-paid to {run_id}: consumed by step paid"
+        view = (await client.get_run(run_id))["data"]
+        assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "settled")
+        assert view["data"]["steps"]["paid"]["output"] == {"amount": 100.25}
+        assert shown(app, "#run-header").splitlines()[0] == f"run {run_id} · settlement v1 · ended (settled)"

@@ -1,0 +1,174 @@
+"""Help, palette, themes, live refresh and pause, toasts, vim keys, filters and sorting."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from console_support import Agent, make_app, settle, shown, type_into
+from textual.widgets import Input
+
+from console.client.local import LocalClient
+from console.commands import HelpDialog
+from console.config import ConsoleConfig
+from console.modals.common import ChoiceDialog
+from engine.clock import ManualClock
+
+
+async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, clock: ManualClock) -> None:
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await pilot.press("question_mark")
+        assert isinstance(app.screen, HelpDialog)
+        assert app.screen.dialog_title == "Help: Work queue"
+        lines = shown(app, "#help-text").splitlines()
+        assert lines[0] == "Work queue"
+        assert lines.index("Tables") < lines.index("Everywhere")
+        assert "  enter, d      Decide: Open the decision form" in lines
+        assert "  /             Filter: Filter by text" in lines
+        assert lines.index("Work queue") < lines.index("Everywhere")
+        await pilot.press("escape")
+        await pilot.press("f1")
+        assert isinstance(app.screen, HelpDialog)
+
+
+async def test_the_palette_offers_the_registry_actions_that_apply(
+    client: LocalClient, clock: ManualClock
+) -> None:
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await pilot.press("ctrl+p")
+        await settle(pilot)
+        await pilot.press(*"start run")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ChoiceDialog)
+        assert app.screen.dialog_title == "Start a run of which process?"
+
+
+async def test_read_only_keeps_writes_out_of_the_palette(client: LocalClient, clock: ManualClock) -> None:
+    from console.commands import available
+
+    app = make_app(client, clock, read_only=True)
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        offered = {spec.id for spec, _ in available(app.screen)}
+        assert "work.decide" not in offered and "app.start" not in offered and "app.publish" not in offered
+        assert {"work.filter", "app.refresh", "app.identity", "table.down"} <= offered
+
+
+async def test_a_picked_theme_is_applied_and_remembered(
+    client: LocalClient, clock: ManualClock, tmp_path: Path
+) -> None:
+    path = tmp_path / "console.toml"
+    app = make_app(client, clock, config=ConsoleConfig.load(path))
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        assert app.theme == "harbor"
+        app.theme = "paper"
+        assert ConsoleConfig.load(path).theme == "paper"
+        assert app.palette.warning == "bold #B35C00"
+    again = make_app(client, clock, config=ConsoleConfig.load(path))
+    async with again.run_test(size=(120, 40)):
+        await again.ready.wait()
+        assert again.theme == "paper"
+
+
+async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clock: ManualClock) -> None:
+    app = make_app(client, clock, live=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        assert " · live every 2s · " in shown(app, "#status")
+        await pilot.press("p")
+        assert " · PAUSED (p) · " in shown(app, "#status")
+        assert app.toasts == ["Live refresh paused"]
+        before = len(app.workers)
+        app._tick()
+        assert len(app.workers) == before
+        await pilot.press("p")
+        assert app.toasts[-1] == "Live refresh resumed"
+
+
+async def test_new_and_overdue_items_are_announced(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    first = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(first)
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        assert app.toasts == []
+        second = await agent.start("screening", {"vendorName": "Bolt"})
+        await agent.screen(second)
+        await app.reload_all()
+        assert app.toasts == [f"New work: approve approve · screening · {second}"]
+        clock.advance(days=2, minutes=1)
+        await app.reload_all()
+        assert app.toasts[1:] == [
+            f"Overdue: approve · screening · {first}",
+            f"Overdue: approve · screening · {second}",
+        ]
+        due_cell = app.main.work.table.row_cells(app.main.work.table.keys[0])[6]
+        assert (due_cell.plain, str(due_cell.style)) == ("1m late", app.palette.warning)
+
+
+async def test_vim_keys_move_through_the_table(client: LocalClient, agent: Agent, clock: ManualClock) -> None:
+    for name in ("A", "B", "C"):
+        await agent.screen(await agent.start("screening", {"vendorName": name}))
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        table = app.main.work.table
+        await pilot.press("j", "j")
+        assert table.cursor_row == 2
+        await pilot.press("k")
+        assert table.cursor_row == 1
+        await pilot.press("g")
+        assert table.cursor_row == 0
+        await pilot.press("G")
+        assert table.cursor_row == 2
+
+
+async def test_filters_and_sort_change_rows_without_asking_the_server(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    task = await agent.start("intake", {"ticket": "T-1"})
+    clock.advance(hours=1)
+    late = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(late)
+    clock.advance(days=1)
+    soon = await agent.start("screening", {"vendorName": "Bolt"})
+    await agent.screen(soon)
+    clock.advance(days=1, hours=1)
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        work = app.main.work
+        runs_of = lambda: [work.entries[k]["runId"] for k in work.table.keys]  # noqa: E731
+        assert runs_of() == [task, late, soon]
+        await pilot.press("exclamation_mark")
+        assert runs_of() == [late]
+        await pilot.press("exclamation_mark")
+        await pilot.press("K")
+        assert runs_of() == [late, soon]
+        await pilot.press("K")
+        assert runs_of() == [task]
+        await pilot.press("K", "K")
+        await pilot.press("slash")
+        assert isinstance(app.focused, Input)
+        await pilot.press(*"intake")
+        assert runs_of() == [task]
+        await pilot.press("enter")
+        assert app.focused is work.table
+        type_into(app, "#work-filter", "")
+        await pilot.press("f")
+        assert runs_of() == [task]
+        await pilot.press("f")
+        assert runs_of() == [late, soon]
+        await pilot.press("f")
+        assert runs_of() == [task, late, soon]
+        await pilot.press("s")
+        assert runs_of() == [late, soon, task]
+        assert [work.table.row_cells(k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]

@@ -1,0 +1,83 @@
+"""Deciding work items from the console, against the embedded engine: approve, reject, escalations."""
+
+from __future__ import annotations
+
+from console_support import Agent, make_app, settle, shown, type_into
+from textual.widgets import Button
+
+from console.client.local import LocalClient
+from console.modals.decide import DecideDialog
+from engine.clock import ManualClock
+
+
+def step_states(view: dict) -> dict:
+    return {s["id"]: s["state"] for s in view["steps"]}
+
+
+async def test_approve_from_the_work_queue_ends_the_run(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(run_id)
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        item_id = next(iter(app.main.work.entries.values()))["workItem"]["id"]
+        assert app.main.work.table.keys == [f"{run_id}/{item_id}"]
+        await pilot.press("enter")
+        assert isinstance(app.screen, DecideDialog)
+        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id}"
+        await pilot.click("#submit")
+        await settle(pilot)
+        view = (await client.get_run(run_id))["data"]
+        assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
+        assert view["data"]["steps"]["approve"]["decision"] == "approved"
+        assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
+        assert app.toasts == [
+            f"Decision accepted: {run_id} ended: onboarded",
+            f"Run {run_id} ended: onboarded (screening)",
+        ]
+        assert app.main.work.table.keys == []
+
+
+async def test_reject_needs_a_note_then_sends_the_step_back_for_rework(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(run_id, report=b"first report\n")
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("enter")
+        await pilot.click("#decision-rejected")
+        await pilot.click("#submit")
+        assert shown(app, "#problem") == "Not sent; fix these first:\nnote: required"
+        type_into(app, "#note", "The report covers only the EU list.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        view = (await client.get_run(run_id))["data"]
+        assert view["run"]["state"] == "active"
+        assert step_states(view)["check_vendor"] == "ready"
+        assert step_states(view)["approve"] is None
+        approve = view["data"]["steps"]["approve"]
+        assert (approve["decision"], approve["note"]) == ("rejected", "The report covers only the EU list.")
+        assert app.main.work.table.keys == []
+
+        clock.advance(minutes=5)
+        await agent.screen(run_id, report=b"second report, both lists\n")
+        await app.reload_all()
+        entry = next(iter(app.main.work.entries.values()))
+        assert app.toasts[-1] == f"New work: approve approve · screening · {run_id}"
+        app.open_run(run_id)
+        await settle(pilot)
+        app.screen.table.move_cursor(row=0)
+        await settle(pilot)
+        detail = shown(app, "#step-detail")
+        assert detail.splitlines()[:3] == [
+            "check_vendor · agent · done",
+            "current",
+            "  done by a_screener at 2026-10-06 09:05",
+        ]
+        assert "attempt 1 (history)" in detail
+        assert "  changed from the attempt before:" in detail
+        assert entry["workItem"]["stepId"] == "approve"

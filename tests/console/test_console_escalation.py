@@ -1,0 +1,82 @@
+"""Escalations in the operators' queue: send one back with a note, or finish it in the agent's place."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from console_support import Agent, click, make_app, settle, shown, type_into
+from textual.widgets import Select, Switch
+
+from console.client.local import LocalClient
+from console.modals.decide import DecideDialog
+from engine.clock import ManualClock
+
+
+async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.escalate(run_id, "The EU list portal is down.")
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        key = app.main.work.table.keys[0]
+        flags, kind, *_ = app.main.work.table.row_cells(key)
+        assert (flags.plain, kind.plain) == ("⚑ ", "escalation")
+        detail = shown(app, "#work-detail").splitlines()
+        assert detail[1:3] == [
+            "assigned to operators · due —",
+            "escalated by a_screener at 2026-10-06 09:00: The EU list portal is down.",
+        ]
+        assert detail[-1] == "decisions: returned, completed, failed"
+        await pilot.press("enter")
+        assert isinstance(app.screen, DecideDialog)
+        await click(pilot, "#decision-returned")
+        type_into(app, "#note", "Retry after 10:00; the portal is back then.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        assert app.toasts[0] == f"Decision accepted: {run_id} active at check_vendor"
+    claim = await agent.call("claim", runId=run_id, stepId="check_vendor")
+    assert claim["handoff"] == {
+        "returned": {
+            "note": "Retry after 10:00; the portal is back then.",
+            "by": "ops@example.com",
+            "at": "2026-10-06T09:00:00Z",
+        }
+    }
+
+
+async def test_complete_an_escalation_in_the_agents_place(
+    client: LocalClient, agent: Agent, clock: ManualClock, tmp_path: Path
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.escalate(run_id, "Cannot reach the screening service.")
+    report = tmp_path / "manual-report.txt"
+    report.write_bytes(b"checked by hand: no hits\n")
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("enter")
+        form = app.screen
+        assert isinstance(form, DecideDialog)
+        await click(pilot, "#decision-completed")
+        form.query_one("#field-cleared", Switch).value = True
+        type_into(app, "#field-summary", "No hits on either list.")
+        type_into(app, "#evidence-path", str(report))
+        await click(pilot, "#attach")
+        form.query_one("#route", Select).value = "approve"
+        type_into(app, "#reason", "Cleared by a manual check.")
+        await pilot.press("ctrl+s")
+        await settle(pilot)
+        view = (await client.get_run(run_id))["data"]
+        record = view["data"]["steps"]["check_vendor"]
+        assert record["output"] == {"cleared": True, "summary": "No hits on either list."}
+        assert (record["next"], record["reason"], record["by"]) == (
+            "approve",
+            "Cleared by a manual check.",
+            "ops@example.com",
+        )
+        assert {s["id"]: s["state"] for s in view["steps"]}["approve"] == "waiting"
+        assert [e["stepId"] for e in (item["workItem"] for item in app.main.work.entries.values())] == [
+            "approve"
+        ]

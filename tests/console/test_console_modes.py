@@ -1,0 +1,96 @@
+"""Remote mode over the MCP endpoint, and read-only mode: what each hides, and what still works."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from console_support import Agent, make_app, open_engine, settle, shown
+
+from console.app import ApcApp, Session
+from console.client.local import LocalClient
+from console.client.remote import RemoteClient
+from console.config import ConsoleConfig
+from console.modals.decide import DecideDialog
+from console.screens.run_detail import RunScreen
+from engine.clock import ManualClock
+from engine.http.app import first_free_port, start_server
+
+
+async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features(tmp_path: Path) -> None:
+    clock = ManualClock()
+    port = first_free_port("127.0.0.1", 18765)
+    engine = await open_engine(tmp_path, clock, f"http://127.0.0.1:{port}")
+    server = await start_server(engine, "127.0.0.1", port)
+    client = RemoteClient(server.url, "tok-ops-00001")
+    try:
+        agent = Agent(engine)
+        run_id = await agent.start("screening", {"vendorName": "Acme"})
+        await agent.screen(run_id, report=b"no hits on either list\n")
+        app = ApcApp(
+            Session(client, f"remote · {server.url}", close=client.close),
+            live=False,
+            cursor_blink=False,
+            config=ConsoleConfig(),
+        )
+        async with app.run_test(size=(160, 48)) as pilot:
+            await app.ready.wait()
+            assert shown(app, "#status").startswith(f" token …0001 (person) · remote · {server.url}")
+            assert app.check_action("publish", ()) is False
+            assert app.check_action("switch_identity", ()) is False
+            assert app.check_action("show_tab", ("endpoint",)) is False
+            await pilot.press("o")
+            await settle(pilot)
+            assert isinstance(app.screen, RunScreen)
+            app.screen.query_one("#run-tabs").active = "run-evidence"
+            await settle(pilot)
+            cells = app.screen.query_one("#evidence-table").row_cells("check_vendor/c/0")
+            sha = hashlib.sha256(b"no hits on either list\n").hexdigest()
+            assert [c.plain for c in cells[1:6]] == ["file", "report.txt", "✓ match", "23", sha[:16]]
+            assert shown(app, "#run-map-view Static").startswith(
+                "This server does not hand out process documents, so the map cannot be drawn. Steps in order:"
+            )
+            await pilot.press("d")
+            await settle(pilot)
+            assert isinstance(app.screen, DecideDialog)
+            await pilot.press("ctrl+s")
+            await settle(pilot)
+        view = (await LocalClient(engine, client.identity).get_run(run_id))["data"]
+        assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
+        assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
+    finally:
+        await server.stop()
+        await engine.close()
+
+
+async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, clock: ManualClock) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(run_id)
+    app = make_app(client, clock, read_only=True)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        assert shown(app, "#status") == (
+            " ops@example.com (person, operator) · embedded · test · READ-ONLY · work 1 · runs 1"
+            " · manual refresh · read 09:00:00"
+        )
+        work = app.main.work
+        assert work.check_action("decide", ()) is False
+        assert work.check_action("open_run", ()) is True
+        assert app.check_action("start_run", ()) is False
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.screen is app.main
+        await pilot.press("o")
+        await settle(pilot)
+        run_screen = app.screen
+        assert isinstance(run_screen, RunScreen)
+        assert [
+            run_screen.check_action(a, ()) for a in ("decide", "cancel_run", "send_event", "show_map")
+        ] == [
+            False,
+            False,
+            False,
+            True,
+        ]
+    view = (await client.get_run(run_id))["data"]
+    assert view["run"]["state"] == "waiting"

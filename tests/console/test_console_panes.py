@@ -1,0 +1,200 @@
+"""The other panes: processes with their map, evidence files, runs filters and pages, identity, publish."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from console_support import MIRA, Agent, make_app, settle, shown, type_into, write_process
+from textual.widgets import OptionList, Select
+
+from console.app import Session
+from console.client.local import LocalClient
+from console.modals.common import PathDialog, TextDialog
+from console.modals.start import StartRunDialog
+from console.screens.main import EndpointInfo
+from console.screens.run_detail import RunScreen
+from engine.clock import ManualClock
+
+
+async def test_processes_list_their_inputs_map_and_start_a_run(
+    client: LocalClient, clock: ManualClock
+) -> None:
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("3")
+        await settle(pilot)
+        pane = app.main.processes
+        assert pane.table.keys == ["intake", "review-pair", "screening", "settlement"]
+        pane.table.move_cursor(row=2)
+        await settle(pilot)
+        assert shown(app, "#process-info").splitlines() == [
+            "Screen a vendor and get finance approval.",
+            "",
+            "version 1 · inputs",
+            "  vendorName: string",
+            "  amount: number (optional)",
+        ]
+        drawing = app.screen.query_one("#process-map").drawing
+        assert drawing is not None and set(drawing.boxes) == {"check_vendor", "approve", "decline", "done"}
+        await pilot.press("enter")
+        await settle(pilot)
+        assert isinstance(app.screen, StartRunDialog)
+        assert app.screen.dialog_title == "Start a run of screening v1"
+
+
+async def test_evidence_files_are_verified_viewed_saved_and_their_url_copied(
+    client: LocalClient, agent: Agent, clock: ManualClock, tmp_path: Path
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(run_id, report=b"OFAC: no hits\nEU: no hits\n")
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        app.open_run(run_id)
+        await settle(pilot)
+        app.screen.query_one("#run-tabs").active = "run-evidence"
+        await settle(pilot)
+        pane = app.screen.query_one("#evidence-pane")
+        cells = [c.plain for c in pane.table.row_cells("check_vendor/c/0")]
+        assert cells[:5] == ["check_vendor", "file", "report.txt", "✓ match", "26"]
+        await pilot.press("v")
+        await settle(pilot)
+        assert isinstance(app.screen, TextDialog)
+        assert app.screen.text == "OFAC: no hits\nEU: no hits\n"
+        await pilot.press("escape")
+        await pilot.press("S")
+        await settle(pilot)
+        assert isinstance(app.screen, PathDialog)
+        target = tmp_path / "saved.txt"
+        type_into(app, "#path", str(target))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert target.read_bytes() == b"OFAC: no hits\nEU: no hits\n"
+        assert app.toasts[-1] == f"Saved 26 bytes to {target}"
+        await pilot.press("c")
+        url = (await client.get_run(run_id))["data"]["data"]["steps"]["check_vendor"]["evidence"][0]["url"]
+        assert app.toasts[-1].startswith("Copied: http://127.0.0.1:8765/files/")
+        assert app.toasts[-1].split("?")[0] == "Copied: " + url.split("?")[0]
+
+
+async def test_runs_filter_by_state_and_input_and_load_more_pages(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    first = await agent.start("settlement", {"invoice": "INV-1"})
+    for number in range(2, 106):
+        await agent.start("settlement", {"invoice": f"INV-{number}"})
+    await agent.call("send_event", runId=first, name="invoice-paid")
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("2")
+        await settle(pilot)
+        runs = app.main.runs
+        assert len(runs.table.keys) == 100
+        assert shown(app, "#runs-status") == "100 runs · more on the server: m loads the next page"
+        await pilot.press("m")
+        await settle(pilot)
+        assert len(runs.table.keys) == 105
+        assert shown(app, "#runs-status") == "105 runs"
+        runs.query_one("#runs-state", Select).value = "ended"
+        await settle(pilot)
+        assert runs.table.keys == [first]
+        runs.query_one("#runs-state", Select).value = Select.NULL
+        await pilot.press("slash")
+        await pilot.press(*"invoice=INV-7, nope", "enter")
+        await settle(pilot)
+        assert [runs.runs[k]["inputs"]["invoice"] for k in runs.table.keys] == ["INV-7"]
+        assert shown(app, "#runs-status") == "1 runs · filter: 'nope': write field=value"
+
+
+async def test_act_as_another_person_shows_their_queue(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    await agent.screen(await agent.start("screening", {"vendorName": "Acme"}))
+    await agent.start("intake", {"ticket": "T-1"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        assert len(app.main.work.table.keys) == 2
+        await pilot.press("I")
+        await settle(pilot)
+        options = app.screen.query_one(OptionList)
+        labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
+        assert labels == ["mira@example.com", "ops@example.com (operator)"]
+        options.highlighted = 0
+        await pilot.press("enter")
+        await settle(pilot)
+        assert client.identity == MIRA
+        assert [e["workItem"]["stepId"] for e in app.main.work.entries.values()] == ["approve"]
+        assert shown(app, "#status").startswith(" mira@example.com (person) · embedded · test")
+        assert app.toasts[0] == "Now acting as mira@example.com"
+
+
+TINY = """---
+name: tiny
+description: One task for the intake role.
+steps:
+  - id: note
+    person: intake
+    task: Write it down.
+  - id: done
+    finish: ok
+---
+Body.
+"""
+
+
+async def test_publish_a_folder_binding_each_role_to_its_namesake_group(
+    client: LocalClient, clock: ManualClock, tmp_path: Path
+) -> None:
+    good = write_process(tmp_path / "new", TINY)
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await pilot.press("P")
+        await settle(pilot)
+        type_into(app, "#path", str(good))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.toasts[-1] == "tiny v1: published"
+        started = await client.start_run("tiny", {})
+        assert started["data"]["workItems"][0]["assignedTo"] == {"group": "intake"}
+        await pilot.press("P")
+        await settle(pilot)
+        type_into(app, "#path", str(tmp_path / "missing"))
+        await pilot.press("enter")
+        await settle(pilot)
+        assert shown(app, "#answer").splitlines()[0] == f"invalid: {tmp_path / 'missing'} was not published"
+
+
+async def test_the_endpoint_tab_shows_a_client_config_to_paste(
+    client: LocalClient, clock: ManualClock
+) -> None:
+    from console.app import ApcApp
+    from console.config import ConsoleConfig
+
+    endpoint = EndpointInfo("http://127.0.0.1:8765/mcp", "local-agent", "apc_secret-token", Path("/data"))
+    app = ApcApp(
+        Session(client, "embedded · test", clock=clock, endpoint=endpoint), live=False, config=ConsoleConfig()
+    )
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await pilot.press("4")
+        await settle(pilot)
+        text = shown(app, "#endpoint-text")
+        assert text.startswith(
+            "MCP endpoint\n  http://127.0.0.1:8765/mcp\n\nagent token (acts as local-agent)\n"
+        )
+        config = json.loads(text[text.index("{") :])
+        assert config == {
+            "mcpServers": {
+                "apc": {
+                    "type": "http",
+                    "url": "http://127.0.0.1:8765/mcp",
+                    "headers": {"Authorization": "Bearer apc_secret-token"},
+                }
+            }
+        }
+        assert not isinstance(app.screen, RunScreen)

@@ -1,0 +1,114 @@
+"""SVG snapshots of the main views at 80x24 and 160x48, on a fixed clock with fixed ids.
+
+Update them after a deliberate change with `pytest tests/console --snapshot-update`, then look at the
+report: a snapshot is only as good as the eye that accepted it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from console_support import Agent, make_client, open_engine, settle
+
+from console.app import ApcApp, Session
+from console.config import ConsoleConfig
+from console.themes import load_themes
+from engine.clock import ManualClock
+
+SIZES = [(80, 24), (160, 48)]
+
+
+@pytest.fixture
+def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Run, work item and file ids from counters, so the pictures do not change between runs."""
+    counters: dict[str, Any] = {}
+
+    def new_id(prefix: str) -> str:
+        number = next(counters.setdefault(prefix, itertools.count(1)))
+        return f"{prefix}_{number:04d}"
+
+    for module in ("engine.runtime.machine", "engine.tools.runs", "engine.tools.agent"):
+        monkeypatch.setattr(f"{module}.new_id", new_id)
+
+
+def scenario_app(root: Path) -> ApcApp:
+    """Four runs three days old: an approval with a report, an escalation, a task form, a parallel review."""
+
+    async def opener() -> Session:
+        clock = ManualClock()
+        engine = await open_engine(root, clock)
+        agent = Agent(engine)
+        await agent.screen(await agent.start("screening", {"vendorName": "Acme", "amount": 48000}))
+        await agent.escalate(
+            await agent.start("screening", {"vendorName": "Bolt"}), "The EU list portal is down."
+        )
+        await agent.start("intake", {"ticket": "T-1"})
+        await agent.start("review-pair", {"contract": "C-7"}, mode="test")
+        clock.advance(days=3)
+        return Session(make_client(engine), "embedded · snapshot", clock=clock, close=engine.close)
+
+    app = ApcApp(opener, live=False, cursor_blink=False, config=ConsoleConfig(), themes=load_themes())
+    app.animation_level = "none"
+    return app
+
+
+def before(*steps: Callable[[ApcApp], Any]) -> Callable[[Any], Any]:
+    async def run_before(pilot: Any) -> None:
+        await pilot.app.ready.wait()
+        for step in steps:
+            result = step(pilot.app)
+            if result is not None:
+                await result
+            await settle(pilot)
+
+    return run_before
+
+
+def open_first_run(app: ApcApp) -> None:
+    app.open_run("r_0001")
+
+
+def tab(name: str) -> Callable[[ApcApp], None]:
+    def show(app: ApcApp) -> None:
+        app.screen.query_one("#run-tabs").active = name
+
+    return show
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_work_queue(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before())
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_run_detail(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_first_run))
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_map(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+    assert snap_compare(
+        scenario_app(tmp_path), terminal_size=size, run_before=before(open_first_run, tab("run-map"))
+    )
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_evidence(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+    steps = before(open_first_run, tab("run-evidence"))
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=steps)
+
+
+def open_task_form(app: ApcApp) -> None:
+    table = app.main.work.table
+    key = next(k for k in table.keys if app.main.work.entries[k]["workItem"]["stepId"] == "fill_form")
+    table.move_cursor(row=table.keys.index(key))
+    app.main.work.action_decide()
+
+
+@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_decide_form(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_task_form))

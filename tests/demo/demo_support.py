@@ -1,0 +1,245 @@
+"""Helpers for the demo tests: a small process, an engine on a ManualClock, schema validators.
+
+Import with `from demo_support import ...`; the fixtures are in conftest.py.
+"""
+
+from __future__ import annotations
+
+import json
+import textwrap
+import uuid
+from pathlib import Path
+from typing import Any
+
+from jsonschema import Draft202012Validator
+from referencing import Registry, Resource
+
+from engine.auth import OrgConfig
+from engine.check import CheckConfig
+
+SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
+SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
+
+OPERATOR = "op@example.com"
+OPERATOR_TOKEN = "tok-operator-op"
+MIRA = "mira@example.com"
+MIRA_TOKEN = "tok-person-mira"
+AGENT_A = "agent-a"
+AGENT_B = "agent-b"
+AGENT_TOKENS = {AGENT_A: "tok-agent-a", AGENT_B: "tok-agent-b"}
+LEASE_SECONDS = 600
+
+SCREENING = """
+---
+name: screening
+description: Screen a vendor against the sanctions lists and get finance approval.
+inputs:
+  vendorName: string
+steps:
+  - id: check_vendor
+    agent: |
+      Check the vendor against the sanctions lists. Record what you found.
+      Keep the search terms for the audit.
+    output:
+      findings: string
+    next: approve
+  - id: approve
+    person: finance-approver
+    approve: Approve when the vendor is cleared.
+    due: 1h
+    on_reject: check_vendor
+    next: done
+  - id: done
+    finish: onboarded
+---
+
+# Screening
+
+The agent screens the vendor, finance approves.
+"""
+
+REVIEW = """
+---
+name: review
+description: Review a request, attach the report and route it.
+inputs:
+  requestTitle: string
+steps:
+  - id: assess
+    agent: Assess the request. Attach the report and link the record.
+    output:
+      eligible: boolean
+      approvedAmount: number
+      notes:
+        type: string
+        optional: true
+    evidence: [file, link]
+    next:
+      - { to: accept, when: Eligible and 100 or less }
+      - { to: decline, when: Not eligible under the policy }
+  - id: accept
+    finish: accepted
+  - id: decline
+    finish: declined
+---
+
+# Review
+
+The agent assesses and routes.
+"""
+
+INTAKE = """
+---
+name: intake
+description: The requester completes the request and attaches the quote.
+inputs:
+  requestTitle: string
+steps:
+  - id: clarify
+    person: initiator
+    task: Describe the request. Attach the quote.
+    output:
+      justification: string
+      revisedAmount:
+        type: number
+        optional: true
+    evidence: [file]
+    next:
+      - { to: filed, when: Request is complete }
+      - { to: dropped, when: Request is withdrawn }
+  - id: filed
+    finish: filed
+  - id: dropped
+    finish: withdrawn
+---
+
+# Intake
+
+The requester fills in the request.
+"""
+
+DELIVERY = """
+---
+name: delivery
+description: Wait for the courier to confirm a delivery, then for the signature; chase a late one.
+inputs:
+  item: string
+steps:
+  - id: await_delivery
+    wait_for: delivered
+    timeout: 30m
+    on_timeout: chase
+    next: await_signature
+  - id: chase
+    agent: Chase the courier and record what they say.
+    output:
+      status: string
+    next: late
+  - id: await_signature
+    wait_for: signed
+    next: received
+  - id: received
+    finish: received
+  - id: late
+    finish: late
+---
+
+# Delivery
+
+Waits on the courier.
+"""
+
+VETTING = """
+---
+name: vetting
+description: Vet a supplier against both sanctions lists; a model checks the findings cover both.
+inputs:
+  vendorName: string
+steps:
+  - id: vet
+    agent: Search both sanctions lists for the vendor. Record what you found and the lists searched.
+    output:
+      findings: string
+      listsSearched: { type: list, items: string }
+    check: The findings and listsSearched cover both the OFAC and the EU list.
+    next: done
+  - id: done
+    finish: vetted
+---
+
+# Vetting
+
+A model checks the agent's findings.
+"""
+
+VETTING_ANSWERS = """
+[[answer]]
+process = "vetting"
+step = "vet"
+ask = "The findings and listsSearched cover both the OFAC and the EU list."
+yes = 0.2
+"""
+"""Appended to the sample answers: the vetting check never passes, so an agent has to give up."""
+
+SUE = "sue@example.com"
+SUE_TOKEN = "tok-person-sue"
+
+PROCESSES = (
+    (SCREENING, {"finance-approver": "g_finance"}),
+    (REVIEW, {}),
+    (INTAKE, {}),
+    (DELIVERY, {}),
+)
+
+
+def make_org() -> OrgConfig:
+    return OrgConfig.build(
+        groups={"g_finance": [MIRA]},
+        people={MIRA: MIRA_TOKEN},
+        operators={OPERATOR: OPERATOR_TOKEN},
+        agents=dict(AGENT_TOKENS),
+    )
+
+
+def make_check_org(answers: Path) -> OrgConfig:
+    """The org of `make_org` with a support lead and the scripted evaluator answering from `answers`."""
+    return OrgConfig.build(
+        groups={"g_finance": [MIRA], "support-lead": [SUE]},
+        people={MIRA: MIRA_TOKEN, SUE: SUE_TOKEN},
+        operators={OPERATOR: OPERATOR_TOKEN},
+        agents=dict(AGENT_TOKENS),
+        check=CheckConfig("scripted", answers=answers),
+    )
+
+
+def write_process(root: Path, text: str) -> Path:
+    text = textwrap.dedent(text).lstrip("\n")
+    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
+    folder = root / name
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "PROCESS.md").write_text(text)
+    return folder
+
+
+def rid() -> str:
+    return str(uuid.uuid4())
+
+
+def _validator(name: str) -> Draft202012Validator:
+    registry: Registry = Registry()
+    wanted: dict[str, Any] | None = None
+    for path in sorted(SCHEMAS.rglob("*.json")):
+        schema = json.loads(path.read_text())
+        if "$id" in schema:
+            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
+        if str(path.relative_to(SCHEMAS)) == name:
+            wanted = schema
+    assert wanted is not None, name
+    return Draft202012Validator(wanted, registry=registry)
+
+
+GET_RUN_RESULT = _validator("tools/get_run.result.json")
+
+
+def schema_problems(view: dict[str, Any]) -> list[str]:
+    return [f"{list(e.path)}: {e.message}" for e in GET_RUN_RESULT.iter_errors(view)]
