@@ -20,7 +20,7 @@ from engine.check.evaluator import Answer, CheckRequest, EvaluatorError
 from engine.check.verdict import Material
 from engine.document.model import CheckQuestion, Field, Step
 
-SCHEMAS = Path("/work/shared/agentprocess/schemas/core-2")
+SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
 BASE = "https://agentprocess.io/schemas/core-2/"
 NOW = datetime(2026, 10, 6, 9, 4, 20, tzinfo=UTC)
 
