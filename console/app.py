@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.text import Text
 from textual import events
@@ -20,6 +21,7 @@ from textual.timer import Timer
 
 from console.actions import bindings
 from console.answer import answer_summary
+from console.checks import bar_for, step_bars
 from console.client.base import Capabilities, Client
 from console.client.envelope import Envelope, error_code, error_message
 from console.client.paging import PAGE, all_pages, run_updates
@@ -32,6 +34,7 @@ from console.scoped import Scoped
 from console.screens.main import EndpointInfo, ExtraPane, MainScreen
 from console.screens.run_detail import RunScreen
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.views import BarOf
 from engine.clock import Clock
 from engine.document.model import Process
 
@@ -88,6 +91,7 @@ class ApcApp(Flows, Scoped, App[None]):
         self.last_now = datetime.fromtimestamp(0, UTC)
         self.last_refresh: datetime | None = None
         self._documents: dict[tuple[str, int], Process | None] = {}
+        self._limits: dict[str, Any] | None = None
         self._timer: Timer | None = None
         self._last_error = ""
 
@@ -250,6 +254,25 @@ class ApcApp(Flows, Scoped, App[None]):
         if key not in self._documents:
             self._documents[key] = await self.client.process_document(name, version)
         return self._documents[key]
+
+    async def limits(self) -> dict[str, Any]:
+        """The server's `describe.limits`, read once: the check thresholds a verdict was judged by."""
+        if self._limits is None:
+            answer = await self.client.describe()
+            if not answer.get("ok"):
+                return {}
+            self._limits = dict(answer["data"].get("limits") or {})
+        return self._limits
+
+    async def check_bars(self, name: str, version: int) -> Callable[[str], BarOf]:
+        """Per step, the bar each verdict question had to clear: the document's where we have it."""
+        document, limits = await self.document(name, version), await self.limits()
+
+        def for_step(step_id: str) -> BarOf:
+            bars = step_bars(document, step_id, limits)
+            return lambda question: bar_for(question, bars, limits)
+
+        return for_step
 
     def people(self) -> list[str]:
         return [identity.id for identity in self.client.people()]

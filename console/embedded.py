@@ -16,6 +16,7 @@ import platformdirs
 
 from console.app import Session
 from console.client.local import LocalClient
+from console.samples import publish_samples
 from console.screens.main import EndpointInfo
 from engine.auth import OrgConfig
 from engine.core import Engine
@@ -86,8 +87,6 @@ def ensure_org(data_dir: Path, samples: Path = SAMPLES_DIR) -> tuple[OrgConfig, 
 
 async def open_embedded(data_dir: Path, samples: Path = SAMPLES_DIR) -> Session:
     """Open the engine, publish the samples on first start, start the endpoint: a ready session."""
-    from console.demo.system import publish_samples
-
     org, created = ensure_org(data_dir, samples)
     port = first_free_port(HOST, 8765)
     engine = await Engine.open(data_dir, org, public_base_url=f"http://{HOST}:{port}")

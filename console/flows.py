@@ -33,7 +33,10 @@ class Flows:
                 self.toast(f"Decision accepted: {run_state_line(answer['data'])}")
                 self.reload_soon()
 
-        self.push_screen(DecideDialog(self.client, entry, self.palette, people=self.people()), decided)
+        self.push_screen(
+            DecideDialog(self.client, entry, self.palette, people=self.people(), check_bars=self.check_bars),
+            decided,
+        )
 
     def confirm_cancel(self: ApcApp, runs: list[dict[str, Any]]) -> None:
         """Ask for the reason, naming every run it will cancel; then cancel each and show each answer."""

@@ -6,6 +6,7 @@ decision form, so a verdict or a handoff reads the same wherever it appears.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from rich.text import Text
@@ -17,6 +18,9 @@ from console.palette import Palette
 Line = tuple[str, str]
 """Text and a style (possibly empty)."""
 
+BarOf = Callable[[Mapping[str, Any]], str]
+"""A verdict question to the threshold it had to clear (console.checks); None shows no thresholds."""
+
 
 def to_text(lines: list[Line]) -> Text:
     text = Text(end="")
@@ -27,30 +31,38 @@ def to_text(lines: list[Line]) -> Text:
     return text
 
 
-def check_lines(verdict: dict[str, Any] | None, palette: Palette, indent: str = "") -> list[Line]:
+def check_lines(
+    verdict: dict[str, Any] | None, palette: Palette, indent: str = "", bar: BarOf | None = None
+) -> list[Line]:
+    """A verdict: what it was, whether it could block, what answered, then every question answered."""
     if not isinstance(verdict, dict):
         return []
-    style = {"pass": palette.success, "fail": palette.error, "unsure": palette.warning}.get(
-        str(verdict.get("verdict")), palette.muted
-    )
-    advisory = " (advisory)" if verdict.get("advisory") else ""
+    styles = {"pass": palette.success, "fail": palette.error, "unsure": palette.warning}
+    blocking = "advisory" if verdict.get("advisory") else "blocking"
     truncated = " · run data truncated" if verdict.get("truncated") else ""
     lines: list[Line] = [
         (
-            f"{indent}check: {verdict.get('verdict')}{advisory} · {verdict.get('model', '')} · {stamp(verdict.get('at'))}"
-            f"{truncated}",
-            style,
+            f"{indent}check: {verdict.get('verdict')} · {blocking} · model {verdict.get('model', '')}"
+            f" · {stamp(verdict.get('at'))}{truncated}",
+            styles.get(str(verdict.get("verdict")), palette.muted),
         )
     ]
     for question in verdict.get("questions") or ():
-        answer = question.get("answer")
         confidence = question.get("confidence")
-        shown = value_text(answer, 60) + (f" ({confidence})" if confidence is not None else "")
-        lines.append((f"{indent}  {question.get('result')}: {question.get('ask')} → {shown}", ""))
+        shown = value_text(question.get("answer"), 60)
+        shown += f" (confidence {confidence})" if confidence is not None else ""
+        needs = f" · needs {bar(question)}" if bar is not None else ""
+        lines.append(
+            (
+                f"{indent}  {question.get('result')} · {question.get('kind')}: {question.get('ask')} → {shown}"
+                f"{needs}",
+                styles.get(str(question.get("result")), ""),
+            )
+        )
     return lines
 
 
-def handoff_lines(handoff: dict[str, Any] | None, palette: Palette) -> list[Line]:
+def handoff_lines(handoff: dict[str, Any] | None, palette: Palette, bar: BarOf | None = None) -> list[Line]:
     if not isinstance(handoff, dict) or not handoff:
         return []
     lines: list[Line] = [("handoff from the previous attempt", "bold")]
@@ -66,11 +78,13 @@ def handoff_lines(handoff: dict[str, Any] | None, palette: Palette) -> list[Line
         )
     for issue in handoff.get("issues") or ():
         lines.append((f"  issue: {issue}", palette.error))
-    lines += check_lines(handoff.get("check"), palette, "  ")
+    lines += check_lines(handoff.get("check"), palette, "  ", bar)
     return lines
 
 
-def record_lines(record: dict[str, Any], palette: Palette, indent: str = "") -> list[Line]:
+def record_lines(
+    record: dict[str, Any], palette: Palette, indent: str = "", bar: BarOf | None = None
+) -> list[Line]:
     """One completion of a step: output, summary, route and reason, decision and note, evidence, check."""
     lines: list[Line] = []
     by = f"{record.get('by', '')} at {stamp(record.get('at'))}" if record.get("by") else ""
@@ -93,11 +107,13 @@ def record_lines(record: dict[str, Any], palette: Palette, indent: str = "") -> 
     for item in record.get("evidence") or ():
         sha = f" sha256 {str(item['sha256'])[:16]}…" if item.get("sha256") else ""
         lines.append((f"{indent}evidence {item.get('kind')}: {item.get('ref')}{sha}", ""))
-    lines += check_lines(record.get("check"), palette, indent)
+    lines += check_lines(record.get("check"), palette, indent, bar)
     return lines
 
 
-def step_data_lines(step_data: dict[str, Any] | None, palette: Palette) -> list[Line]:
+def step_data_lines(
+    step_data: dict[str, Any] | None, palette: Palette, bar: BarOf | None = None
+) -> list[Line]:
     """The current completion, then each earlier attempt with what changed against the one before."""
     if not isinstance(step_data, dict):
         return [("not completed", palette.muted)]
@@ -108,7 +124,7 @@ def step_data_lines(step_data: dict[str, Any] | None, palette: Palette) -> list[
         entry, changes = found[number - 1]
         title = "current" if has_current and number == len(found) else f"attempt {number} (history)"
         lines.append((title, "bold"))
-        lines += record_lines(entry, palette, "  ")
+        lines += record_lines(entry, palette, "  ", bar)
         if changes:
             lines.append(("  changed from the attempt before:", palette.muted))
             lines += [(f"    {change}", palette.accent) for change in changes]
@@ -119,7 +135,7 @@ def _is_current(step_data: dict[str, Any]) -> bool:
     return any(key in step_data for key in RECORD_FIELDS)
 
 
-def work_item_lines(item: dict[str, Any], palette: Palette) -> list[Line]:
+def work_item_lines(item: dict[str, Any], palette: Palette, bar: BarOf | None = None) -> list[Line]:
     """A work item as its assignee reads it before deciding."""
     lines: list[Line] = [(str(item.get("text", "")), "")]
     lines.append(
@@ -130,18 +146,20 @@ def work_item_lines(item: dict[str, Any], palette: Palette) -> list[Line]:
     )
     escalation = item.get("escalation")
     if isinstance(escalation, dict):
+        if isinstance(escalation.get("check"), dict):
+            lines.append(("escalated by an unsure check: the submission is held for you to decide", "bold"))
         lines.append(
             (
                 f"escalated by {escalation.get('by')} at {stamp(escalation.get('at'))}: {escalation.get('note')}",
                 palette.warning,
             )
         )
-        lines += check_lines(escalation.get("check"), palette, "  ")
+        lines += check_lines(escalation.get("check"), palette, "  ", bar)
         candidate = escalation.get("candidate")
         if isinstance(candidate, dict):
             lines.append(("  held candidate:", "bold"))
-            lines += record_lines(candidate, palette, "    ")
-    lines += handoff_lines(item.get("handoff"), palette)
+            lines += record_lines(candidate, palette, "    ", bar)
+    lines += handoff_lines(item.get("handoff"), palette, bar)
     routes = item.get("next")
     if isinstance(routes, list):
         lines.append(("routes:", "bold"))

@@ -21,6 +21,7 @@ from engine.clock import Clock, SystemClock
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
+from engine.ids import IdSource, new_id
 from engine.runtime.state import Notification, stamp
 from engine.store.base import VersionRecord
 from engine.store.sqlite import SqliteStore
@@ -45,6 +46,7 @@ class Engine:
         evaluator: Evaluator | None = None,
         *,
         owns_evaluator: bool = False,
+        ids: IdSource = new_id,
     ) -> None:
         self.store = store
         self.org = org
@@ -66,6 +68,7 @@ class Engine:
             profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
             evaluator=evaluator,
             check_limits=org.check.limits,
+            ids=ids,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
 
@@ -78,12 +81,14 @@ class Engine:
         clock: Clock | None = None,
         public_base_url: str = "http://127.0.0.1:8765",
         evaluator: Evaluator | None = None,
+        ids: IdSource = new_id,
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
         The evaluator is `evaluator` when given (the caller closes it), else the one the org's
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
+        `ids` makes run, work item and file ids (random unless a caller needs them predictable).
         """
         owns = evaluator is None
         if owns:
@@ -104,7 +109,12 @@ class Engine:
                 await tx.set_meta(SECRET_KEY, secret)
         clock = clock or SystemClock()
         files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids)
+
+    async def process_text(self, name: str, version: int) -> str | None:
+        """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
+        record = await self.store.get_version(name, version)
+        return None if record is None else record.text
 
     @property
     def profiles(self) -> tuple[str, ...]:

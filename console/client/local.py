@@ -70,5 +70,5 @@ class LocalClient(ToolClient):
         self.identity = identity
 
     async def process_document(self, name: str, version: int) -> Process | None:
-        record = await self.engine.store.get_version(name, version)
-        return None if record is None else load(record.text).process
+        text = await self.engine.process_text(name, version)
+        return None if text is None else load(text).process

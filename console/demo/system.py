@@ -24,9 +24,9 @@ from console.demo.org import REQUESTERS, DemoOrg, build_demo_org
 from console.demo.pace import ClockPace
 from console.demo.people import DemoPeople, PeopleBehaviour
 from console.demo.story import RunStarter, scripted_showcase
+from console.samples import publish_samples
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.document import load_path
 from engine.document.model import Process
 from engine.http.app import RunningServer, first_free_port, start_server
 from engine.identity import Identity
@@ -89,27 +89,6 @@ class DemoSettings:
         if self.lease_seconds is not None:
             return self.lease_seconds
         return max(BASE_LEASE_SECONDS, round(self.speed * LEASE_REAL_SECONDS))
-
-
-async def publish_samples(engine: Engine, folder: Path) -> tuple[dict[str, Process], dict[str, list[str]]]:
-    """Publish every process folder with each role bound to the group of the same name.
-
-    Returns the published processes by name, and the issues of each folder this server refused
-    (for example one needing a profile it does not offer).
-    """
-    published: dict[str, Process] = {}
-    refused: dict[str, list[str]] = {}
-    for path in sorted(p for p in folder.iterdir() if (p / "PROCESS.md").is_file()):
-        loaded = load_path(path)
-        roles = loaded.process.roles if loaded.process is not None else ()
-        result = await engine.publish(path, {role: role for role in roles})
-        if result.ok and result.name is not None:
-            pinned = await engine.catalog.get(result.name, result.version)
-            assert pinned is not None
-            published[result.name] = pinned[1]
-        else:
-            refused[path.name] = list(result.issues)
-    return published, refused
 
 
 class DemoSystem:

@@ -7,6 +7,7 @@ changed in the run data, takes the fresh snapshot, and lets the person send the 
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from rich.text import Text
@@ -23,7 +24,10 @@ from console.modals.common import Dialog
 from console.modals.evidence import EvidenceEditor
 from console.modals.fields import FieldsForm, declared_fields
 from console.palette import Palette
-from console.views import to_text, work_item_lines
+from console.views import BarOf, to_text, work_item_lines
+
+CheckBars = Callable[[str, int], Awaitable[Callable[[str], BarOf]]]
+"""Process name and version to, per step, each verdict question's bar (`ApcApp.check_bars`)."""
 
 VERBS = {
     "approved": "Approve",
@@ -42,7 +46,16 @@ def find_item(view: dict[str, Any], item_id: str) -> dict[str, Any] | None:
 class DecideDialog(Dialog[Envelope]):
     """Dismisses with the server's successful answer, or None when closed without a decision."""
 
-    def __init__(self, client: Client, entry: dict[str, Any], palette: Palette, *, people: list[str]) -> None:
+    def __init__(
+        self,
+        client: Client,
+        entry: dict[str, Any],
+        palette: Palette,
+        *,
+        people: list[str],
+        check_bars: CheckBars | None = None,
+    ) -> None:
+        """`check_bars` finds each verdict question's threshold (the app's), shown once it is known."""
         item = entry["workItem"]
         test = " · TEST RUN" if entry.get("mode") == "test" else ""
         title = f"{item['kind']} · {entry['process']} v{entry.get('version')} · run {entry['runId']} · step {item['stepId']}{test}"
@@ -52,6 +65,7 @@ class DecideDialog(Dialog[Envelope]):
         self.palette = palette
         self.people = people
         self.baseline: dict[str, Any] | None = None
+        self.check_bars = check_bars
 
     @property
     def item(self) -> dict[str, Any]:
@@ -83,20 +97,30 @@ class DecideDialog(Dialog[Envelope]):
                         "complete with the held candidate as it is", value=True, id="use-candidate"
                     )
                 fields = declared_fields(self.item.get("output"), "output")
-                initial = (self.candidate or {}).get("output")
-                yield FieldsForm(fields, "output", people=self.people, initial=initial, id="output")
+                held = self.candidate or {}
+                yield FieldsForm(
+                    fields, "output", people=self.people, initial=held.get("output"), id="output"
+                )
                 if self.item.get("evidence") is not None or "completed" in self.decisions:
-                    yield EvidenceEditor(self.client, self.item.get("evidence"))
+                    yield EvidenceEditor(self.client, self.item.get("evidence"), held.get("evidence"))
                 if self.routes is not None:
                     yield Label(Text("next: choose a route", style="bold"))
                     options = [
                         (Text(f"{r['to']}" + (f" — {r['when']}" if r.get("when") else "")), r["to"])
                         for r in self.routes
                     ]
-                    yield Select(options, prompt="route", id="route", compact=True)
-                    yield Input(placeholder="reason for this route (required)", id="reason", compact=True)
+                    chosen = held.get("next") if held.get("next") in {r["to"] for r in self.routes} else None
+                    yield Select(
+                        options, prompt="route", id="route", compact=True, value=chosen or Select.NULL
+                    )
+                    yield Input(
+                        str(held.get("reason") or ""),
+                        placeholder="reason for this route (required)",
+                        id="reason",
+                        compact=True,
+                    )
                 yield Label(Text("summary", style="bold"))
-                yield TextArea("", id="summary", soft_wrap=True)
+                yield TextArea(str(held.get("summary") or ""), id="summary", soft_wrap=True)
             with Vertical(id="note-section"):
                 yield Label(Text("note (required): the protocol records it", style="bold"))
                 yield Input(placeholder="note", id="note", compact=True)
@@ -116,6 +140,11 @@ class DecideDialog(Dialog[Envelope]):
         answer = await self.client.get_run(self.entry["runId"])
         if answer.get("ok"):
             self.baseline = answer["data"]
+        escalation, handoff = self.item.get("escalation") or {}, self.item.get("handoff") or {}
+        if self.check_bars is not None and (escalation.get("check") or handoff.get("check")):
+            bars = await self.check_bars(self.entry["process"], int(self.entry["version"]))
+            lines = work_item_lines(self.item, self.palette, bars(self.item["stepId"]))
+            self.query_one("#item", Static).update(to_text(lines))
 
     @property
     def decision(self) -> str | None:

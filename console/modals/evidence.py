@@ -25,17 +25,22 @@ class EvidenceEditor(Vertical):
     EvidenceEditor #evidence-problem { color: $error; height: auto; }
     """
 
-    def __init__(self, client: Client, required: list[str] | None) -> None:
+    def __init__(
+        self, client: Client, required: list[str] | None, initial: list[dict[str, Any]] | None = None
+    ) -> None:
+        """`initial`: evidence already given (a held candidate's), kept unless the person starts over."""
         super().__init__(id="evidence")
         self.client = client
         self.required = list(required or [])
-        self.items: list[dict[str, str]] = []
-        self._labels: list[str] = []
+        self.items: list[dict[str, str]] = [
+            {"kind": str(i.get("kind")), "ref": str(i.get("ref"))} for i in initial or ()
+        ]
+        self._labels: list[str] = [f"{i['kind']} {i['ref']} (from the candidate)" for i in self.items]
 
     def compose(self) -> ComposeResult:
         need = f"required: {', '.join(self.required)}" if self.required else "optional"
         yield Label(Text.assemble(("evidence", "bold"), "  ", (need, "dim")))
-        yield Static(Text("nothing attached", style="dim"), id="evidence-list")
+        yield Static(self._listing(), id="evidence-list")
         with Horizontal():
             yield Input(placeholder="path of a file to upload", id="evidence-path", compact=True)
             yield Button("Attach", id="attach", compact=True)
@@ -55,9 +60,11 @@ class EvidenceEditor(Vertical):
     def _problem(self, lines: list[str]) -> None:
         self.query_one("#evidence-problem", Static).update(Text("\n".join(lines)))
 
+    def _listing(self) -> Text:
+        return Text("\n".join(self._labels)) if self._labels else Text("nothing attached", style="dim")
+
     def _show(self) -> None:
-        listing = Text("\n".join(self._labels)) if self._labels else Text("nothing attached", style="dim")
-        self.query_one("#evidence-list", Static).update(listing)
+        self.query_one("#evidence-list", Static).update(self._listing())
 
     async def attach(self, raw_path: str) -> None:
         if not raw_path:

@@ -4,6 +4,7 @@ with the current position, the body, and the inputs. Decide, cancel and send eve
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from rich.text import Text
@@ -20,7 +21,7 @@ from console.palette import Palette
 from console.scoped import Scoped
 from console.screens.evidence import EvidencePane
 from console.screens.main import focus_into
-from console.views import Line, step_data_lines, to_text, work_item_lines
+from console.views import BarOf, Line, step_data_lines, to_text, work_item_lines
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
 
@@ -67,6 +68,7 @@ class RunScreen(Scoped, Screen[None]):
         self.view: dict[str, Any] | None = None
         self._body: str | None = None
         self._map_key: tuple[Any, ...] | None = None
+        self._bars: Callable[[str], BarOf | None] = lambda step_id: None
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"run {self.run_id} · loading…"), id="run-header")
@@ -113,6 +115,7 @@ class RunScreen(Scoped, Screen[None]):
     async def show(self, view: dict[str, Any]) -> None:
         palette, now = self.apc.palette, self.apc.now()
         self.view = view
+        self._bars = await self.apc.check_bars(view["run"]["process"], int(view["run"]["version"]))
         self.query_one("#run-header", Static).update(to_text(header_lines(view, palette)))
         data_steps = (view.get("data") or {}).get("steps") or {}
         rows = []
@@ -173,14 +176,14 @@ class RunScreen(Scoped, Screen[None]):
         if self.view is None or key is None:
             detail.update("")
             return
-        palette = self.apc.palette
+        palette, bar = self.apc.palette, self._bars(key)
         step = next((s for s in self.view.get("steps") or () if s["id"] == key), {"id": key, "kind": "?"})
         lines: list[Line] = [(f"{key} · {step['kind']} · {step.get('state') or 'not reached'}", "bold")]
         for item in self.view.get("workItems") or ():
             if item.get("stepId") == key:
                 lines.append(("open work item", palette.accent))
-                lines += [(f"  {text}", style) for text, style in work_item_lines(item, palette)]
-        lines += step_data_lines(((self.view.get("data") or {}).get("steps") or {}).get(key), palette)
+                lines += [(f"  {text}", style) for text, style in work_item_lines(item, palette, bar)]
+        lines += step_data_lines(((self.view.get("data") or {}).get("steps") or {}).get(key), palette, bar)
         detail.update(to_text(lines))
 
     @on(TabbedContent.TabActivated, "#run-tabs")

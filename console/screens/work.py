@@ -58,6 +58,12 @@ def item_kind(entry: dict[str, Any]) -> str:
     return "escalation" if item.get("escalation") else str(item.get("kind"))
 
 
+def checked_escalation(entry: dict[str, Any]) -> bool:
+    """Escalated by an unsure check (a held candidate waits), not by an agent or a person asking."""
+    escalation = entry["workItem"].get("escalation")
+    return isinstance(escalation, dict) and isinstance(escalation.get("check"), dict)
+
+
 @dataclass(frozen=True)
 class WorkFilter:
     process: str | None
@@ -83,6 +89,7 @@ class WorkFilter:
                     str(item.get("text", "")),
                     assignee(item.get("assignedTo")),
                     item_kind(entry),
+                    "check" if checked_escalation(entry) else "",
                 ]
             ).lower()
             return self.needle in haystack
@@ -119,10 +126,12 @@ def _static_cells(entry: dict[str, Any], palette: Palette) -> tuple[Text, ...]:
     """Every cell that does not move with the clock: flags, kind, process, run, step, assignee, text."""
     item = entry["workItem"]
     escalated, test = bool(item.get("escalation")), entry.get("mode") == "test"
-    flag_style = palette.warning if escalated else (palette.test if test else "")
+    unsure = checked_escalation(entry)
+    flag_style = palette.error if unsure else palette.warning if escalated else (palette.test if test else "")
+    flag = "?" if unsure else "⚑" if escalated else " "
     return (
-        SortText(("⚑" if escalated else " ") + ("T" if test else " "), flag_style),
-        plain(item_kind(entry), palette.warning if escalated else ""),
+        SortText(flag + ("T" if test else " "), flag_style),
+        plain("check" if unsure else item_kind(entry), flag_style if escalated else ""),
         plain(entry["process"]),
         plain(entry["runId"]),
         plain(item["stepId"]),

@@ -7,7 +7,6 @@ write returns with the run fully settled (spec §4). Nothing here touches storag
 
 from __future__ import annotations
 
-import secrets
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
@@ -17,6 +16,7 @@ from engine.clock import rfc3339
 from engine.document import durations
 from engine.document.fields import parse_datetime
 from engine.document.model import JOIN, Process, Step
+from engine.ids import IdSource, new_id
 from engine.runtime.state import (
     SERVER,
     UNFINISHED,
@@ -34,10 +34,6 @@ MAX_CHAIN = 10_000
 """Automatic transitions one write may trigger; a valid document is acyclic, this only bounds bugs."""
 
 
-def new_id(prefix: str) -> str:
-    return f"{prefix}_{secrets.token_hex(10)}"
-
-
 @dataclass
 class Machine:
     """One run, its pinned process version, and the moment the current write happens."""
@@ -48,6 +44,8 @@ class Machine:
     org: OrgConfig
     bindings: dict[str, str]
     notifications: list[Notification] = field(default_factory=list)
+    ids: IdSource = new_id
+    """Where work item ids come from (the engine's id source)."""
     _chain: int = 0
 
     # --- time and bookkeeping ----------------------------------------------------------------------
@@ -162,7 +160,7 @@ class Machine:
         return None
 
     def _open_item(self, step_id: str, kind: Any, assigned_to: dict[str, str]) -> WorkItem:
-        item = WorkItem(new_id("w"), step_id, kind, assigned_to, stamp(self.now), self._tick())
+        item = WorkItem(self.ids("w"), step_id, kind, assigned_to, stamp(self.now), self._tick())
         self.run.work_items[item.id] = item
         self.run.item_ids.append(item.id)
         self.run.steps[step_id].work_item = item.id

@@ -16,7 +16,7 @@ from typing import Any
 
 from engine.auth import token_digest
 from engine.files import FileError
-from engine.runtime.machine import Machine, new_id
+from engine.runtime.machine import Machine
 from engine.runtime.state import stamp
 from engine.store.base import FileRecord
 from engine.tools import checking
@@ -128,7 +128,7 @@ async def upload(ctx: Context, call: Call, args: UploadArgs) -> dict[str, Any]:
         raise invalid("the upload was refused", [str(exc)]) from None
     sha256 = await asyncio.to_thread(ctx.files.write, content)
     record = FileRecord(
-        new_id("f"), sha256, len(content), args.fileName, args.contentType, call.identity.id, stamp(call.now)
+        ctx.ids("f"), sha256, len(content), args.fileName, args.contentType, call.identity.id, stamp(call.now)
     )
     await call.writes.insert_file(record)
     return {"id": record.id, "sha256": sha256, "bytes": len(content)}

@@ -16,6 +16,7 @@ from engine.clock import Clock
 from engine.document.model import Process
 from engine.files import Files
 from engine.identity import Identity
+from engine.ids import IdSource, new_id
 from engine.runtime.machine import Machine
 from engine.runtime.state import Run
 from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
@@ -38,6 +39,8 @@ class Context:
     evaluator: Evaluator | None = None
     """None: no evaluator configured, so `check-1` is not offered."""
     check_limits: CheckLimits = field(default_factory=CheckLimits)
+    ids: IdSource = new_id
+    """Where run, work item and file ids come from."""
 
 
 @dataclass(frozen=True)
@@ -79,7 +82,7 @@ async def open_run(ctx: Context, call: Call, run_id: str) -> Machine:
 
 async def machine_for(ctx: Context, run: Run, now: datetime) -> Machine:
     record, process = await pinned(ctx, run.process, run.version)
-    return Machine(run, process, now, ctx.org, record.bindings)
+    return Machine(run, process, now, ctx.org, record.bindings, ids=ctx.ids)
 
 
 async def pinned(ctx: Context, name: str, version: int) -> tuple[VersionRecord, Process]:

@@ -7,7 +7,7 @@ from typing import Any
 
 from engine.auth import OPERATORS_GROUP
 from engine.document.fields import check_values
-from engine.runtime.machine import Machine, new_id
+from engine.runtime.machine import Machine
 from engine.runtime.state import Run, data_bytes, snapshot_of
 from engine.store.derive import derive
 from engine.tools import checking
@@ -39,7 +39,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
     if issues:
         raise invalid("the run cannot start with these inputs", issues)
     run = Run(
-        id=new_id("r"),
+        id=ctx.ids("r"),
         process=process.name,
         version=record.version,
         mode=args.mode,
@@ -48,7 +48,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
         initiator=call.identity.id if call.identity.is_person else None,
         inputs=args.inputs,
     )
-    m = Machine(run, process, call.now, ctx.org, record.bindings)
+    m = Machine(run, process, call.now, ctx.org, record.bindings, ids=ctx.ids)
     m.start()
     keys = [(name, canonical(value)) for name, value in args.inputs.items()]
     await call.writes.insert_run(run, derive(m), keys)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import base64
 import itertools
 import textwrap
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -19,9 +20,11 @@ from console.client.local import LocalClient
 from console.config import ConsoleConfig
 from console.themes import load_themes
 from engine.auth import OrgConfig
+from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from engine.ids import IdSource, new_id
 
 OPS = person("ops@example.com", operator=True)
 MIRA = person("mira@example.com")
@@ -145,6 +148,59 @@ steps:
 Both review; the contract is reviewed when both are done.
 """
 
+VETTING = """
+---
+name: vetting
+description: Screen a vendor; a model checks the screening before the step completes.
+inputs:
+  vendorName: string
+steps:
+  - id: check_vendor
+    agent: Check the vendor against the sanctions lists. Attach the report.
+    output:
+      cleared: boolean
+      summary: string
+    evidence: [file]
+    check:
+      - ask: The cleared verdict matches the report.
+        pass: 0.9
+        fail: 0.5
+      - ask: What does the summary do?
+        one_of:
+          states: States the verdict and the lists checked.
+          hedges: Avoids a verdict.
+        pass: [states]
+    next:
+      - { to: done, when: Vendor is cleared }
+      - { to: declined, when: Any hit }
+  - id: done
+    finish: onboarded
+  - id: declined
+    finish: declined
+---
+
+# Vetting
+
+The agent screens the vendor; a model checks the screening.
+"""
+YES_NO_ASK = "The cleared verdict matches the report."
+CHOICE_ASK = "What does the summary do?"
+
+
+@dataclass
+class Judge:
+    """A fake evaluator: answers each question from `answers` by its text, as a model would."""
+
+    answers: dict[str, Answer] = field(default_factory=dict)
+    model: str = "judge-1"
+
+    async def answer(self, request: CheckRequest) -> Answer:
+        return self.answers[request.question.ask]
+
+    async def aclose(self) -> None:
+        """Nothing to release."""
+
+
 PROCESSES = (
     (SCREENING, {"finance-approver": "finance-approver"}),
     (INTAKE, {"intake": "intake"}),
@@ -171,12 +227,28 @@ def write_process(root: Path, text: str) -> Path:
     return folder
 
 
-async def open_engine(root: Path, clock: ManualClock, base_url: str = "http://127.0.0.1:8765") -> Engine:
-    engine = await Engine.open(root / "data", make_org(), clock=clock, public_base_url=base_url)
-    for text, bind in PROCESSES:
+async def open_engine(
+    root: Path,
+    clock: ManualClock,
+    base_url: str = "http://127.0.0.1:8765",
+    *,
+    evaluator: Judge | None = None,
+    ids: IdSource = new_id,
+) -> Engine:
+    """The test processes published; `vetting` too when there is an evaluator to answer its check."""
+    engine = await Engine.open(
+        root / "data", make_org(), clock=clock, public_base_url=base_url, evaluator=evaluator, ids=ids
+    )
+    for text, bind in PROCESSES + (((VETTING, {}),) if evaluator is not None else ()):
         published = await engine.publish(write_process(root / "processes", text), bind)
         assert published.ok, published.issues
     return engine
+
+
+def fixed_ids() -> IdSource:
+    """Engine ids from a counter per prefix (`r_0001`, `w_0001`, `f_0001`), the same on every run."""
+    counters: dict[str, Any] = {}
+    return lambda prefix: f"{prefix}_{next(counters.setdefault(prefix, itertools.count(1))):04d}"
 
 
 def counter_ids(prefix: str = "req") -> Any:

@@ -6,13 +6,12 @@ report: a snapshot is only as good as the eye that accepted it.
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import Agent, make_client, open_engine, settle
+from console_support import Agent, fixed_ids, make_client, open_engine, settle
 
 from console.app import ApcApp, Session
 from console.config import ConsoleConfig
@@ -22,25 +21,15 @@ from engine.clock import ManualClock
 SIZES = [(80, 24), (160, 48)]
 
 
-@pytest.fixture
-def fixed_ids(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Run, work item and file ids from counters, so the pictures do not change between runs."""
-    counters: dict[str, Any] = {}
-
-    def new_id(prefix: str) -> str:
-        number = next(counters.setdefault(prefix, itertools.count(1)))
-        return f"{prefix}_{number:04d}"
-
-    for module in ("engine.runtime.machine", "engine.tools.runs", "engine.tools.agent"):
-        monkeypatch.setattr(f"{module}.new_id", new_id)
-
-
 def scenario_app(root: Path) -> ApcApp:
-    """Four runs three days old: an approval with a report, an escalation, a task form, a parallel review."""
+    """Four runs three days old: an approval with a report, an escalation, a task form, a parallel review.
+
+    Run, work item and file ids come from counters, so the pictures do not change between runs.
+    """
 
     async def opener() -> Session:
         clock = ManualClock()
-        engine = await open_engine(root, clock)
+        engine = await open_engine(root, clock, ids=fixed_ids())
         agent = Agent(engine)
         await agent.screen(await agent.start("screening", {"vendorName": "Acme", "amount": 48000}))
         await agent.escalate(
@@ -80,24 +69,24 @@ def tab(name: str) -> Callable[[ApcApp], None]:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_work_queue(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+def test_work_queue(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before())
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_run_detail(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+def test_run_detail(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_first_run))
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_map(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+def test_map(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(
         scenario_app(tmp_path), terminal_size=size, run_before=before(open_first_run, tab("run-map"))
     )
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_evidence(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+def test_evidence(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     steps = before(open_first_run, tab("run-evidence"))
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=steps)
 
@@ -110,5 +99,5 @@ def open_task_form(app: ApcApp) -> None:
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
-def test_decide_form(snap_compare: Any, tmp_path: Path, fixed_ids: None, size: tuple[int, int]) -> None:
+def test_decide_form(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_task_form))

@@ -10,7 +10,8 @@ from demo_support import SAMPLES
 
 from console.demo.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
 from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
-from console.demo.system import DemoSettings, publish_samples
+from console.demo.system import DemoSettings
+from console.samples import publish_samples
 from engine.check import CheckConfig
 from engine.clock import ManualClock
 from engine.core import Engine

@@ -1,0 +1,58 @@
+"""The admin side an embedding console uses: an injected id source, and a published version's text."""
+
+from __future__ import annotations
+
+import itertools
+import textwrap
+from pathlib import Path
+
+from engine_support import SCREENER, SCREENING, call, make_org, ok, publish
+
+from engine.clock import ManualClock
+from engine.core import Engine
+
+
+async def test_run_work_item_and_file_ids_come_from_the_injected_source(
+    tmp_path: Path, clock: ManualClock
+) -> None:
+    asked: list[str] = []
+    numbers = itertools.count(1)
+
+    def ids(prefix: str) -> str:
+        asked.append(prefix)
+        return f"{prefix}_test{next(numbers)}"
+
+    engine = await Engine.open(tmp_path / "data", make_org(), clock=clock, ids=ids)
+    try:
+        await publish(engine, tmp_path, SCREENING, {"finance-approver": "g_finance"})
+        view = ok(
+            await call(engine, SCREENER, "start_run", process="screening", inputs={"vendorName": "Acme"}),
+            "start_run",
+        )
+        upload = ok(
+            await call(
+                engine, SCREENER, "upload", fileName="r.txt", contentType="text/plain", contentBase64="eA=="
+            ),
+            "upload",
+        )
+        run_id = view["run"]["id"]
+        token = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="check_vendor"), "claim")[
+            "token"
+        ]
+        ok(await call(engine, SCREENER, "escalate", token=token, note="Portal down."), "escalate")
+        escalated = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    finally:
+        await engine.close()
+    assert (view["run"]["id"], upload["id"], [i["id"] for i in escalated["workItems"]]) == (
+        "r_test1",
+        "f_test2",
+        ["w_test3"],
+    )
+    assert asked == ["r", "f", "w"]
+
+
+async def test_process_text_is_the_published_version_or_none(engine: Engine, tmp_path: Path) -> None:
+    await publish(engine, tmp_path, SCREENING, {"finance-approver": "g_finance"})
+    assert await engine.process_text("screening", 1) == textwrap.dedent(SCREENING).lstrip("\n")
+    assert await engine.process_text("screening", 2) is None
+    assert await engine.process_text("nothing", 1) is None
