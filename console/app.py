@@ -17,6 +17,7 @@ from rich.text import Text
 from textual import events
 from textual.app import App
 from textual.notifications import SeverityLevel
+from textual.screen import ModalScreen
 from textual.timer import Timer
 
 from console.actions import bindings
@@ -37,6 +38,9 @@ from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.views import BarOf
 from engine.clock import Clock
 from engine.document.model import Process
+
+LIVE_TOAST_SECONDS = 3.0
+"""Live notices come often on a busy server; they leave quicker than answers to the operator's actions."""
 
 
 @dataclass
@@ -228,9 +232,13 @@ class ApcApp(Flows, Scoped, App[None]):
 
     # messages
 
-    def toast(self, message: str, *, severity: SeverityLevel = "information") -> None:
+    def toast(self, message: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
+        """Show a message. Live notices (new work, overdue, runs ended) are recorded but not shown over a
+        dialog: a person filling in a form should not have it covered by the stream of a busy queue."""
         self.toasts.append(message)
-        self.notify(message, severity=severity, markup=False)
+        if live and isinstance(self.screen, ModalScreen):
+            return
+        self.notify(message, severity=severity, markup=False, timeout=LIVE_TOAST_SECONDS if live else None)
 
     def report_error(self, source: str, answer: Envelope) -> None:
         message = f"{source}: {error_code(answer)}: {error_message(answer)}"

@@ -104,16 +104,29 @@ class RunsPane(Scoped, Vertical):
     def show(self, runs: list[dict[str, Any]], more: bool, palette: Palette, problems: list[str]) -> None:
         fresh = {run["id"]: run for run in runs}
         if self.loaded:
-            for run_id, run in fresh.items():
-                before = self.runs.get(run_id)
-                if before is not None and before["state"] not in OVER and run["state"] in OVER:
-                    outcome = f": {run['outcome']}" if run.get("outcome") else ""
-                    self.apc.toast(f"Run {run_id} {run['state']}{outcome} ({run['process']})")
+            self._announce_ended(fresh)
         self.runs = fresh
         self.more = more
         self.loaded = True
         self.marked &= set(fresh)
         self.redraw(palette, problems)
+
+    def _announce_ended(self, fresh: dict[str, dict[str, Any]]) -> None:
+        """One toast for one run that ended, one line for several, so a busy server does not bury the screen."""
+        ended = [
+            run
+            for run_id, run in fresh.items()
+            if (before := self.runs.get(run_id)) is not None
+            and before["state"] not in OVER
+            and run["state"] in OVER
+        ]
+        if len(ended) == 1:
+            run = ended[0]
+            outcome = f": {run['outcome']}" if run.get("outcome") else ""
+            self.apc.toast(f"Run {run['id']} {run['state']}{outcome} ({run['process']})", live=True)
+        elif ended:
+            outcomes = ", ".join(run.get("outcome") or run["state"] for run in ended)
+            self.apc.toast(f"{len(ended)} runs ended ({outcomes})", live=True)
 
     def redraw(self, palette: Palette, problems: list[str] | None = None) -> None:
         rows = [(run_id, self.row(run, palette)) for run_id, run in self.runs.items()]

@@ -204,10 +204,11 @@ class WorkPane(Scoped, Vertical):
         if len(new) == 1:
             e = new[0]
             self.apc.toast(
-                f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}"
+                f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
+                live=True,
             )
         elif new:
-            self.apc.toast(f"{len(new)} new work items")
+            self.apc.toast(f"{len(new)} new work items", live=True)
         late = [
             e
             for key, e in fresh.items()
@@ -217,7 +218,9 @@ class WorkPane(Scoped, Vertical):
         ]
         for e in late:
             self.apc.toast(
-                f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}", severity="warning"
+                f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
+                severity="warning",
+                live=True,
             )
 
     def _refresh_process_filter(self) -> None:
