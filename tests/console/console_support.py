@@ -11,9 +11,11 @@ import itertools
 import textwrap
 from dataclasses import dataclass, field
 from pathlib import Path
+from time import monotonic
 from typing import Any
 
 from textual.widgets import Input
+from textual.worker import WorkerState
 
 from console.app import ApcApp, Session
 from console.client.local import LocalClient
@@ -329,11 +331,45 @@ def shown(app: ApcApp, selector: str) -> str:
     return str(app.screen.query_one(selector, Static).content)
 
 
+SETTLE_SECONDS = 30.0
+"""How long `settle` waits for the console to go quiet: generous, a loaded CI machine is slow."""
+
+
+def busy(app: ApcApp) -> bool:
+    """Whether the app still has work in hand: a worker not finished, or a message not yet handled by
+    the app or any widget of any screen on the stack (a key still bubbling, a dialog still composing,
+    a dismissed dialog's callback)."""
+    if any(worker.state in (WorkerState.PENDING, WorkerState.RUNNING) for worker in app.workers):
+        return True
+    nodes = [app, *(node for screen in app.screen_stack for node in screen.walk_children(with_self=True))]
+    return any(node.message_queue_size for node in nodes)
+
+
 async def settle(pilot: Any) -> None:
-    """Let the app finish what a key or click started: handlers, dialogs, workers."""
-    await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
-    await pilot.pause()
+    """Let the app finish what a key or click started: handlers, dialogs, workers, and what those start.
+
+    `pilot.pause()` only waits for the messages queued when it begins, and `wait_for_complete` only for
+    the workers that exist when it is called; a key bubbles through several queues and a dialog's
+    callback starts its worker a message later, so one round can return early on a busy machine. This
+    repeats until two rounds in a row find nothing in hand.
+    """
+    app = pilot.app
+    deadline = monotonic() + SETTLE_SECONDS
+    quiet = 0
+    while quiet < 2:
+        await pilot.pause()
+        await app.workers.wait_for_complete()
+        quiet = 0 if busy(app) else quiet + 1
+        if quiet < 2 and monotonic() > deadline:
+            raise AssertionError(f"the console was still busy after {SETTLE_SECONDS:g}s")
+
+
+async def press(pilot: Any, *keys: str) -> None:
+    """Press each key and settle after it: `pilot.press` returns once the app has the key, which on a
+    busy machine can be before the binding it triggers has run."""
+    for key in keys:
+        await pilot.press(key)
+        await settle(pilot)
 
 
 async def click(pilot: Any, selector: str) -> None:

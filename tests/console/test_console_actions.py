@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from console_support import OPS, Agent, make_app, settle, shown, type_into
+from console_support import OPS, Agent, make_app, press, shown, type_into
 from textual.widgets import OptionList, RadioButton, TextArea
 
 from console.client.local import LocalClient
@@ -21,18 +21,16 @@ async def test_cancel_asks_for_the_reason_naming_the_run(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("2")
-        await settle(pilot)
+        await press(pilot, "2")
         assert app.main.runs.table.keys == [run_id]
-        await pilot.press("x")
+        await press(pilot, "x")
         dialog = app.screen
         assert isinstance(dialog, ReasonDialog)
         assert dialog.dialog_title == f"Cancel run {run_id} (screening, active)"
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem") == "reason: required"
         type_into(app, "#reason", "Duplicate request.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled", f"Run {run_id} cancelled (screening)"]
         view = (await client.get_run(run_id))["data"]
         assert view["run"]["ended"] == {
@@ -49,20 +47,19 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("2")
-        await settle(pilot)
+        await press(pilot, "2")
         table = app.main.runs.table
         table.move_cursor(row=table.keys.index(runs[0]))
-        await pilot.press("space")
+        await press(pilot, "space")
         table.move_cursor(row=table.keys.index(runs[2]))
-        await pilot.press("space")
+        await press(pilot, "space")
         assert app.main.runs.marked == {runs[0], runs[2]}
         assert table.row_cells(runs[0])[0].plain == "●"
         gone = await engine.call(
             OPS, "cancel", {"runId": runs[2], "reason": "Closed elsewhere.", "requestId": "x-1"}
         )
         assert gone["ok"]
-        await pilot.press("X")
+        await press(pilot, "X")
         dialog = app.screen
         assert isinstance(dialog, ReasonDialog)
         assert dialog.dialog_title == "Cancel 2 marked runs"
@@ -72,8 +69,7 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
             "Cancelling does not undo anything the run already caused outside the server.",
         ]
         type_into(app, "#reason", "Vendor withdrew.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert isinstance(app.screen, ResultsDialog)
         results = shown(app, "#results").splitlines()
         assert f"{runs[0]}: {runs[0]} cancelled" in results
@@ -89,17 +85,15 @@ async def test_start_a_test_run_from_the_declared_inputs(client: LocalClient, cl
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("n")
-        await settle(pilot)
+        await press(pilot, "n")
         choices = app.screen.query_one(OptionList)
         labels = [str(choices.get_option_at_index(i).prompt) for i in range(choices.option_count)]
         choices.highlighted = next(i for i, label in enumerate(labels) if label.startswith("screening v1"))
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         dialog = app.screen
         assert isinstance(dialog, StartRunDialog)
         type_into(app, "#field-amount", "lots")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == [
             "Not sent; fix these first:",
             "inputs.amount: expected number",
@@ -108,8 +102,7 @@ async def test_start_a_test_run_from_the_declared_inputs(client: LocalClient, cl
         type_into(app, "#field-vendorName", "Acme")
         type_into(app, "#field-amount", "48000")
         dialog.query_one("#mode-test", RadioButton).value = True
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert isinstance(app.screen, RunScreen)
         run_id = app.screen.run_id
         assert app.toasts[0] == f"Started screening: {run_id} active at check_vendor"
@@ -128,22 +121,18 @@ async def test_send_an_event_from_the_run_detail(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("2")
-        await settle(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "2")
+        await press(pilot, "enter")
         assert isinstance(app.screen, RunScreen)
-        await pilot.press("e")
-        await settle(pilot)
+        await press(pilot, "e")
         dialog = app.screen
         assert isinstance(dialog, EventDialog)
         assert app.screen.query_one("#event-name").value == "invoice-paid"
         dialog.query_one("#event-data", TextArea).load_text("[1]")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem") == "data: expected a JSON object"
         dialog.query_one("#event-data", TextArea).load_text('{"amount": 100.25}')
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Event invoice-paid to {run_id}: consumed by step paid"
         view = (await client.get_run(run_id))["data"]
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "settled")

@@ -17,6 +17,7 @@ from console_support import (
     make_app,
     make_client,
     open_engine,
+    press,
     settle,
     shown,
 )
@@ -149,7 +150,7 @@ async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
     app = make_app(ops, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         form = app.screen
         assert isinstance(form, DecideDialog)
         await settle(pilot)
@@ -159,8 +160,7 @@ async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
         await click(pilot, "#decision-completed")
         assert form.query_one("#use-candidate", Checkbox).value is True
         assert form.arguments()[0] == {**form.item["decide"]["arguments"], "decision": "completed"}
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
     view = (await ops.get_run(run_id))["data"]
     assert record(view) == {
@@ -184,7 +184,7 @@ async def test_complete_an_unsure_check_with_an_edited_candidate(
     app = make_app(ops, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         form = app.screen
         assert isinstance(form, DecideDialog)
         await click(pilot, "#decision-completed")
@@ -195,8 +195,7 @@ async def test_complete_an_unsure_check_with_an_edited_candidate(
         assert form.query_one("#summary", TextArea).text == "Searched OFAC and EU by legal name."
         form.query_one("#field-summary", Input).value = "Both lists checked; the EU hit is another company."
         form.query_one("#summary", TextArea).text = "Read the EU hit: a namesake."
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
     view = (await ops.get_run(run_id))["data"]
     assert record(view) == {

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console_support import Agent, make_app, settle, shown, type_into
+from console_support import Agent, make_app, press, shown, type_into
 from textual.widgets import Input
 
 from console.client.local import LocalClient
@@ -18,7 +18,7 @@ async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, cloc
     app = make_app(client, clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
-        await pilot.press("question_mark")
+        await press(pilot, "question_mark")
         assert isinstance(app.screen, HelpDialog)
         assert app.screen.dialog_title == "Help: Work queue"
         lines = shown(app, "#help-text").splitlines()
@@ -27,8 +27,8 @@ async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, cloc
         assert "  enter, d      Decide: Open the decision form" in lines
         assert "  /             Filter: Filter by text" in lines
         assert lines.index("Work queue") < lines.index("Everywhere")
-        await pilot.press("escape")
-        await pilot.press("f1")
+        await press(pilot, "escape")
+        await press(pilot, "f1")
         assert isinstance(app.screen, HelpDialog)
 
 
@@ -38,12 +38,9 @@ async def test_the_palette_offers_the_registry_actions_that_apply(
     app = make_app(client, clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
-        await pilot.press("ctrl+p")
-        await settle(pilot)
-        await pilot.press(*"start run")
-        await settle(pilot)
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "ctrl+p")
+        await press(pilot, *"start run")
+        await press(pilot, "enter")
         assert isinstance(app.screen, ChoiceDialog)
         assert app.screen.dialog_title == "Start a run of which process?"
 
@@ -81,13 +78,13 @@ async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clo
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
         assert " · live every 2s · " in shown(app, "#status")
-        await pilot.press("p")
+        await press(pilot, "p")
         assert " · PAUSED (p) · " in shown(app, "#status")
         assert app.toasts == ["Live refresh paused"]
         before = len(app.workers)
         app._tick()
         assert len(app.workers) == before
-        await pilot.press("p")
+        await press(pilot, "p")
         assert app.toasts[-1] == "Live refresh resumed"
 
 
@@ -121,13 +118,13 @@ async def test_vim_keys_move_through_the_table(client: LocalClient, agent: Agent
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
         table = app.main.work.table
-        await pilot.press("j", "j")
+        await press(pilot, "j", "j")
         assert table.cursor_row == 2
-        await pilot.press("k")
+        await press(pilot, "k")
         assert table.cursor_row == 1
-        await pilot.press("g")
+        await press(pilot, "g")
         assert table.cursor_row == 0
-        await pilot.press("G")
+        await press(pilot, "G")
         assert table.cursor_row == 2
 
 
@@ -148,27 +145,27 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         work = app.main.work
         runs_of = lambda: [work.entries[k]["runId"] for k in work.table.keys]  # noqa: E731
         assert runs_of() == [task, late, soon]
-        await pilot.press("exclamation_mark")
+        await press(pilot, "exclamation_mark")
         assert runs_of() == [late]
-        await pilot.press("exclamation_mark")
-        await pilot.press("K")
+        await press(pilot, "exclamation_mark")
+        await press(pilot, "K")
         assert runs_of() == [late, soon]
-        await pilot.press("K")
+        await press(pilot, "K")
         assert runs_of() == [task]
-        await pilot.press("K", "K")
-        await pilot.press("slash")
+        await press(pilot, "K", "K")
+        await press(pilot, "slash")
         assert isinstance(app.focused, Input)
-        await pilot.press(*"intake")
+        await press(pilot, *"intake")
         assert runs_of() == [task]
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert app.focused is work.table
         type_into(app, "#work-filter", "")
-        await pilot.press("f")
+        await press(pilot, "f")
         assert runs_of() == [task]
-        await pilot.press("f")
+        await press(pilot, "f")
         assert runs_of() == [late, soon]
-        await pilot.press("f")
+        await press(pilot, "f")
         assert runs_of() == [task, late, soon]
-        await pilot.press("s")
+        await press(pilot, "s")
         assert runs_of() == [late, soon, task]
         assert [work.table.row_cells(k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]

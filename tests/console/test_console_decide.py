@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from console_support import Agent, make_app, settle, shown, type_into
+from console_support import Agent, click, make_app, press, settle, shown, type_into
 from textual.widgets import Button
 
 from console.client.local import LocalClient
@@ -24,11 +24,10 @@ async def test_approve_from_the_work_queue_ends_the_run(
         await app.ready.wait()
         item_id = next(iter(app.main.work.entries.values()))["workItem"]["id"]
         assert app.main.work.table.keys == [f"{run_id}/{item_id}"]
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert isinstance(app.screen, DecideDialog)
         assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id}"
-        await pilot.click("#submit")
-        await settle(pilot)
+        await click(pilot, "#submit")
         view = (await client.get_run(run_id))["data"]
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["decision"] == "approved"
@@ -48,13 +47,12 @@ async def test_reject_needs_a_note_then_sends_the_step_back_for_rework(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("enter")
-        await pilot.click("#decision-rejected")
-        await pilot.click("#submit")
+        await press(pilot, "enter")
+        await click(pilot, "#decision-rejected")
+        await click(pilot, "#submit")
         assert shown(app, "#problem") == "Not sent; fix these first:\nnote: required"
         type_into(app, "#note", "The report covers only the EU list.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         view = (await client.get_run(run_id))["data"]
         assert view["run"]["state"] == "active"
         assert step_states(view)["check_vendor"] == "ready"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console_support import Agent, click, make_app, settle, shown, type_into
+from console_support import Agent, click, make_app, press, shown, type_into
 from textual.widgets import Select, Switch
 
 from console.client.local import LocalClient
@@ -29,12 +29,11 @@ async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
             "escalated by a_screener at 2026-10-06 09:00: The EU list portal is down.",
         ]
         assert detail[-1] == "decisions: returned, completed, failed"
-        await pilot.press("enter")
+        await press(pilot, "enter")
         assert isinstance(app.screen, DecideDialog)
         await click(pilot, "#decision-returned")
         type_into(app, "#note", "Retry after 10:00; the portal is back then.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Decision accepted: {run_id} active at check_vendor"
     claim = await agent.call("claim", runId=run_id, stepId="check_vendor")
     assert claim["handoff"] == {
@@ -56,7 +55,7 @@ async def test_complete_an_escalation_in_the_agents_place(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("enter")
+        await press(pilot, "enter")
         form = app.screen
         assert isinstance(form, DecideDialog)
         await click(pilot, "#decision-completed")
@@ -66,8 +65,7 @@ async def test_complete_an_escalation_in_the_agents_place(
         await click(pilot, "#attach")
         form.query_one("#route", Select).value = "approve"
         type_into(app, "#reason", "Cleared by a manual check.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         view = (await client.get_run(run_id))["data"]
         record = view["data"]["steps"]["check_vendor"]
         assert record["output"] == {"cleared": True, "summary": "No hits on either list."}

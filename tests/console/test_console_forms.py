@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from console_support import Agent, click, make_app, settle, shown, type_into
+from console_support import Agent, click, make_app, press, shown, type_into
 from textual.widgets import Select, Switch, TextArea
 
 from console.client.local import LocalClient
@@ -35,7 +35,7 @@ def fill(app, values: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
 
 async def open_form(app, pilot) -> DecideDialog:  # type: ignore[no-untyped-def]
     await app.ready.wait()
-    await pilot.press("enter")
+    await press(pilot, "enter")
     assert isinstance(app.screen, DecideDialog)
     return app.screen
 
@@ -47,7 +47,7 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         form = await open_form(app, pilot)
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == LOCAL_ISSUES_WHEN_EMPTY
         fill(
             app,
@@ -61,7 +61,7 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
         )
         form.query_one("#field-tags", TextArea).load_text('["a", 1]')
         form.query_one("#field-details", TextArea).load_text("{bad")
-        await pilot.press("ctrl+s")
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == [
             "Not sent; fix these first:",
             "output.amount: expected number",
@@ -115,8 +115,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         form.query_one("#route", Select).value = "refused"
         type_into(app, "#reason", "The cost centre is missing.")
         form.query_one("#summary", TextArea).load_text("Filled from the ticket; cost centre unknown.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         view = (await client.get_run(run_id))["data"]
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "refused")
         record = view["data"]["steps"]["fill_form"]
@@ -169,8 +168,7 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
                 blob.write_bytes(b"changed on disk\n")
         form.query_one("#route", Select).value = "accepted"
         type_into(app, "#reason", "Complete.")
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert isinstance(app.screen, DecideDialog)
         assert shown(app, "#problem").splitlines() == [
             "The server did not accept this decision:",

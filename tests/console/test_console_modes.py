@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from console_support import Agent, make_app, open_engine, settle, shown
+from console_support import Agent, make_app, open_engine, press, settle, shown
 
 from console.app import ApcApp, Session
 from console.client.local import LocalClient
@@ -39,8 +39,7 @@ async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features
             assert app.check_action("publish", ()) is False
             assert app.check_action("switch_identity", ()) is False
             assert app.check_action("show_tab", ("endpoint",)) is False
-            await pilot.press("o")
-            await settle(pilot)
+            await press(pilot, "o")
             assert isinstance(app.screen, RunScreen)
             app.screen.query_one("#run-tabs").active = "run-evidence"
             await settle(pilot)
@@ -50,11 +49,9 @@ async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features
             assert shown(app, "#run-map-view Static").startswith(
                 "This server does not hand out process documents, so the map cannot be drawn. Steps in order:"
             )
-            await pilot.press("d")
-            await settle(pilot)
+            await press(pilot, "d")
             assert isinstance(app.screen, DecideDialog)
-            await pilot.press("ctrl+s")
-            await settle(pilot)
+            await press(pilot, "ctrl+s")
         view = (await LocalClient(engine, client.identity).get_run(run_id))["data"]
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
@@ -77,11 +74,9 @@ async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, cl
         assert work.check_action("decide", ()) is False
         assert work.check_action("open_run", ()) is True
         assert app.check_action("start_run", ()) is False
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert app.screen is app.main
-        await pilot.press("o")
-        await settle(pilot)
+        await press(pilot, "o")
         run_screen = app.screen
         assert isinstance(run_screen, RunScreen)
         assert [

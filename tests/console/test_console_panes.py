@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from console_support import MIRA, Agent, make_app, settle, shown, type_into, write_process
+from console_support import MIRA, Agent, make_app, press, settle, shown, type_into, write_process
 from textual.widgets import OptionList, Select
 
 from console.app import Session
@@ -23,8 +23,7 @@ async def test_processes_list_their_inputs_map_and_start_a_run(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("3")
-        await settle(pilot)
+        await press(pilot, "3")
         pane = app.main.processes
         assert pane.table.keys == ["intake", "review-pair", "screening", "settlement"]
         pane.table.move_cursor(row=2)
@@ -38,8 +37,7 @@ async def test_processes_list_their_inputs_map_and_start_a_run(
         ]
         drawing = app.screen.query_one("#process-map").drawing
         assert drawing is not None and set(drawing.boxes) == {"check_vendor", "approve", "decline", "done"}
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert isinstance(app.screen, StartRunDialog)
         assert app.screen.dialog_title == "Start a run of screening v1"
 
@@ -59,21 +57,18 @@ async def test_evidence_files_are_verified_viewed_saved_and_their_url_copied(
         pane = app.screen.query_one("#evidence-pane")
         cells = [c.plain for c in pane.table.row_cells("check_vendor/c/0")]
         assert cells[:5] == ["check_vendor", "file", "report.txt", "✓ match", "26"]
-        await pilot.press("v")
-        await settle(pilot)
+        await press(pilot, "v")
         assert isinstance(app.screen, TextDialog)
         assert app.screen.text == "OFAC: no hits\nEU: no hits\n"
-        await pilot.press("escape")
-        await pilot.press("S")
-        await settle(pilot)
+        await press(pilot, "escape")
+        await press(pilot, "S")
         assert isinstance(app.screen, PathDialog)
         target = tmp_path / "saved.txt"
         type_into(app, "#path", str(target))
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert target.read_bytes() == b"OFAC: no hits\nEU: no hits\n"
         assert app.toasts[-1] == f"Saved 26 bytes to {target}"
-        await pilot.press("c")
+        await press(pilot, "c")
         url = (await client.get_run(run_id))["data"]["data"]["steps"]["check_vendor"]["evidence"][0]["url"]
         assert app.toasts[-1].startswith("Copied: http://127.0.0.1:8765/files/")
         assert app.toasts[-1].split("?")[0] == "Copied: " + url.split("?")[0]
@@ -89,22 +84,19 @@ async def test_runs_filter_by_state_and_input_and_load_more_pages(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("2")
-        await settle(pilot)
+        await press(pilot, "2")
         runs = app.main.runs
         assert len(runs.table.keys) == 100
         assert shown(app, "#runs-status") == "100 runs · more on the server: m loads the next page"
-        await pilot.press("m")
-        await settle(pilot)
+        await press(pilot, "m")
         assert len(runs.table.keys) == 105
         assert shown(app, "#runs-status") == "105 runs"
         runs.query_one("#runs-state", Select).value = "ended"
         await settle(pilot)
         assert runs.table.keys == [first]
         runs.query_one("#runs-state", Select).value = Select.NULL
-        await pilot.press("slash")
-        await pilot.press(*"invoice=INV-7, nope", "enter")
-        await settle(pilot)
+        await press(pilot, "slash")
+        await press(pilot, *"invoice=INV-7, nope", "enter")
         assert [runs.runs[k]["inputs"]["invoice"] for k in runs.table.keys] == ["INV-7"]
         assert shown(app, "#runs-status") == "1 runs · filter: 'nope': write field=value"
 
@@ -118,14 +110,12 @@ async def test_act_as_another_person_shows_their_queue(
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
         assert len(app.main.work.table.keys) == 2
-        await pilot.press("I")
-        await settle(pilot)
+        await press(pilot, "I")
         options = app.screen.query_one(OptionList)
         labels = [str(options.get_option_at_index(i).prompt) for i in range(options.option_count)]
         assert labels == ["mira@example.com", "ops@example.com (operator)"]
         options.highlighted = 0
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert client.identity == MIRA
         assert [e["workItem"]["stepId"] for e in app.main.work.entries.values()] == ["approve"]
         assert shown(app, "#status").startswith(" mira@example.com (person) · embedded · test")
@@ -153,19 +143,15 @@ async def test_publish_a_folder_binding_each_role_to_its_namesake_group(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
-        await pilot.press("P")
-        await settle(pilot)
+        await press(pilot, "P")
         type_into(app, "#path", str(good))
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert app.toasts[-1] == "tiny v1: published"
         started = await client.start_run("tiny", {})
         assert started["data"]["workItems"][0]["assignedTo"] == {"group": "intake"}
-        await pilot.press("P")
-        await settle(pilot)
+        await press(pilot, "P")
         type_into(app, "#path", str(tmp_path / "missing"))
-        await pilot.press("enter")
-        await settle(pilot)
+        await press(pilot, "enter")
         assert shown(app, "#answer").splitlines()[0] == f"invalid: {tmp_path / 'missing'} was not published"
 
 
@@ -181,8 +167,7 @@ async def test_the_endpoint_tab_shows_a_client_config_to_paste(
     )
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
-        await pilot.press("4")
-        await settle(pilot)
+        await press(pilot, "4")
         text = shown(app, "#endpoint-text")
         assert text.startswith(
             "MCP endpoint\n  http://127.0.0.1:8765/mcp\n\nagent token (acts as local-agent)\n"

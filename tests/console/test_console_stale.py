@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from console_support import OPS, Agent, click, make_app, settle, shown
+from console_support import OPS, Agent, click, make_app, press, settle, shown
 from textual.widgets import Button, Switch
 
 from console.client.local import LocalClient
@@ -21,7 +21,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
         keys = app.main.work.table.keys
         legal = next(k for k in keys if app.main.work.entries[k]["workItem"]["stepId"] == "legal")
         app.main.work.table.move_cursor(row=keys.index(legal))
-        await pilot.press("enter")
+        await press(pilot, "enter")
         form = app.screen
         assert isinstance(form, DecideDialog)
         await settle(pilot)
@@ -41,8 +41,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
         )
         assert sibling["ok"], sibling
 
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == [
             "The server did not accept this decision:",
             "stale: the run data changed since this snapshot; read the run again",
@@ -60,8 +59,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
             shown(app, "#problem")
             == "Re-read: the snapshot is current again. Check what changed, then send again."
         )
-        await pilot.press("ctrl+s")
-        await settle(pilot)
+        await press(pilot, "ctrl+s")
         view = (await client.get_run(run_id))["data"]
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "reviewed")
         assert view["data"]["steps"]["legal"]["output"] == {"fine": True}
