@@ -154,13 +154,15 @@ def _datetime(when: datetime) -> str:
 
 def _string_for(words: list[str], rng: random.Random) -> str:
     present = set(words)
-    for key, choices in _WORDS.items():
-        if key in present:
-            return rng.choice(choices)
     if {"email", "mail"} & present:
         return rng.choice(_EMAILS)
     if {"url", "link"} & present:
         return f"https://intranet.example.com/docs/{rng.randint(1000, 9999)}"
+    if words and words[-1] in _ID_WORDS:
+        return f"{words[0].upper()[:3]}-{rng.randint(1000, 9999)}"
+    for key, choices in _WORDS.items():
+        if key in present:
+            return rng.choice(choices)
     if "version" in present:
         return f"v{rng.randint(1, 4)}.{rng.randint(0, 20)}.{rng.randint(0, 9)}"
     if {"sha", "commit"} & present:
