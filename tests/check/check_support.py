@@ -8,19 +8,17 @@ import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 from starlette.requests import Request
 from starlette.responses import Response
 
 from engine.check.evaluator import Answer, CheckRequest, EvaluatorError
 from engine.check.verdict import Material
 from engine.document.model import CheckQuestion, Field, Step
+from tests.schemas import REGISTRY
 
-SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
 BASE = "https://agentprocess.io/schemas/core-2/"
 NOW = datetime(2026, 10, 6, 9, 4, 20, tzinfo=UTC)
 
@@ -110,18 +108,6 @@ class FakeEvaluator:
 
     def calls(self, ask: str) -> int:
         return sum(1 for r in self.requests if r.question.ask == ask)
-
-
-def _registry() -> Registry:
-    resources = []
-    for path in sorted(SCHEMAS.rglob("*.json")):
-        doc = json.loads(path.read_text(encoding="utf-8"))
-        if "$id" in doc:
-            resources.append((doc["$id"], Resource.from_contents(doc)))
-    return Registry().with_resources(resources)
-
-
-REGISTRY = _registry()
 
 
 def validator(ref: str) -> Draft202012Validator:

@@ -27,15 +27,12 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from engine.auth import OrgConfig, ServerSettings
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
-
-SPEC = Path(__file__).resolve().parents[3] / "shared" / "agentprocess"
-SCHEMAS = SPEC / "schemas" / "core-2"
+from tests.schemas import SCHEMAS, validator
 
 WRITES = ("start_run", "claim", "renew", "upload", "submit", "escalate", "decide", "cancel", "send_event")
 VIEW_TOOLS = ("start_run", "get_run", "submit", "decide", "escalate", "cancel")
@@ -52,26 +49,17 @@ OPS = person("ops@example.com", operator=True)
 NOT_IN_ORG = "nobody@elsewhere.example"
 
 
-def _registry() -> tuple[Registry, dict[str, Draft202012Validator], dict[str, Draft202012Validator]]:
-    registry: Registry = Registry()
-    schemas: dict[str, dict[str, Any]] = {}
-    for path in sorted(SCHEMAS.rglob("*.json")):
-        schema = json.loads(path.read_text())
-        if "$id" in schema:
-            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-            schemas[path.relative_to(SCHEMAS).as_posix()] = schema
+def _tool_validators() -> tuple[dict[str, Draft202012Validator], dict[str, Draft202012Validator]]:
     index = json.loads((SCHEMAS / "index.json").read_text())
     results, arguments = {}, {}
     for tool, files in index["tools"].items():
-        results[tool] = Draft202012Validator(schemas[files["result"]], registry=registry)
-        arguments[tool] = Draft202012Validator(schemas[files["arguments"]], registry=registry)
-    return registry, results, arguments
+        results[tool] = validator(files["result"])
+        arguments[tool] = validator(files["arguments"])
+    return results, arguments
 
 
-REGISTRY, RESULT_VALIDATORS, ARGUMENT_VALIDATORS = _registry()
-ERROR_VALIDATOR = Draft202012Validator(
-    json.loads((SCHEMAS / "tool-error.json").read_text()), registry=REGISTRY
-)
+RESULT_VALIDATORS, ARGUMENT_VALIDATORS = _tool_validators()
+ERROR_VALIDATOR = validator("tool-error.json")
 
 
 def schema_problems(validator: Draft202012Validator, value: Any) -> list[str]:

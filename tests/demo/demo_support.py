@@ -5,19 +5,15 @@ Import with `from demo_support import ...`; the fixtures are in conftest.py.
 
 from __future__ import annotations
 
-import json
 import textwrap
 import uuid
 from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
-
 from engine.auth import OrgConfig
 from engine.check import CheckConfig
+from tests.schemas import validator
 
-SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
 OPERATOR = "op@example.com"
@@ -225,20 +221,7 @@ def rid() -> str:
     return str(uuid.uuid4())
 
 
-def _validator(name: str) -> Draft202012Validator:
-    registry: Registry = Registry()
-    wanted: dict[str, Any] | None = None
-    for path in sorted(SCHEMAS.rglob("*.json")):
-        schema = json.loads(path.read_text())
-        if "$id" in schema:
-            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-        if str(path.relative_to(SCHEMAS)) == name:
-            wanted = schema
-    assert wanted is not None, name
-    return Draft202012Validator(wanted, registry=registry)
-
-
-GET_RUN_RESULT = _validator("tools/get_run.result.json")
+GET_RUN_RESULT = validator("tools/get_run.result.json")
 
 
 def schema_problems(view: dict[str, Any]) -> list[str]:

@@ -10,7 +10,6 @@ Import them with `from engine_support import ...` (conftest.py makes the fixture
 
 from __future__ import annotations
 
-import json
 import textwrap
 import uuid
 from collections.abc import AsyncIterator
@@ -18,16 +17,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from engine.auth import OrgConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from tests.schemas import SCHEMA_FILES, SPEC, validator
 
-SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess"
-SCHEMAS = SPEC / "schemas" / "core-2"
 FIXTURES = SPEC / "conformance" / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
@@ -37,24 +33,6 @@ MIRA = person("mira@example.com")
 OMAR = person("omar@example.com")
 LENA = person("lena@example.com")
 OPS = person("ops@example.com", operator=True)
-
-
-def _load_schemas() -> tuple[Registry, dict[str, dict[str, Any]]]:
-    registry: Registry = Registry()
-    by_name: dict[str, dict[str, Any]] = {}
-    for path in sorted(SCHEMAS.rglob("*.json")):
-        schema = json.loads(path.read_text())
-        if "$id" in schema:
-            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-            by_name[str(path.relative_to(SCHEMAS))] = schema
-    return registry, by_name
-
-
-REGISTRY, SCHEMA_FILES = _load_schemas()
-
-
-def validator(relative: str) -> Draft202012Validator:
-    return Draft202012Validator(SCHEMA_FILES[relative], registry=REGISTRY)
 
 
 RESULT_VALIDATORS = {

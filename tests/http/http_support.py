@@ -6,7 +6,6 @@ Import with `from http_support import ...`; the fixtures (`engine`, `server`, `c
 from __future__ import annotations
 
 import base64
-import json
 import textwrap
 import uuid
 from collections.abc import Awaitable, Callable
@@ -14,11 +13,9 @@ from pathlib import Path
 from typing import Any
 
 from jsonschema import Draft202012Validator
-from referencing import Registry, Resource
 
 from engine.auth import OrgConfig
-
-SCHEMAS = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "schemas" / "core-2"
+from tests.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"
 AGENT_TOKEN = "tok-agent-screener"
@@ -84,19 +81,12 @@ def write_process(root: Path, text: str = SCREENING) -> Path:
 
 
 def _validators() -> tuple[dict[str, Draft202012Validator], Draft202012Validator]:
-    registry: Registry = Registry()
-    schemas: dict[str, dict[str, Any]] = {}
-    for path in sorted(SCHEMAS.rglob("*.json")):
-        schema = json.loads(path.read_text())
-        if "$id" in schema:
-            registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-            schemas[str(path.relative_to(SCHEMAS))] = schema
     results = {
-        name.split("/")[1].removesuffix(".result.json"): Draft202012Validator(schema, registry=registry)
-        for name, schema in schemas.items()
+        name.split("/")[1].removesuffix(".result.json"): validator(name)
+        for name in SCHEMA_FILES
         if name.endswith(".result.json")
     }
-    return results, Draft202012Validator(schemas["tool-error.json"], registry=registry)
+    return results, validator("tool-error.json")
 
 
 RESULT_VALIDATORS, ERROR_VALIDATOR = _validators()
