@@ -1,0 +1,66 @@
+"""How a check says what it expected: one exception per failed expectation, worded for the report.
+
+Checks do not use `assert` (stripped under `python -O`, and its message is not a sentence). Each
+helper raises `CheckFailed` with `expected …, got …`, the values shown as compact JSON.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import Any, NoReturn
+
+SHOWN_CHARS = 400
+
+
+class CheckFailed(Exception):
+    """The server's answer broke an expectation; the message is the report's FAIL line."""
+
+
+class CheckSkipped(Exception):
+    """The check cannot run against this server (a profile it does not offer, a clock too slow)."""
+
+
+def show(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False, default=str, separators=(", ", ": "))
+    return text if len(text) <= SHOWN_CHARS else text[: SHOWN_CHARS - 1] + "…"
+
+
+def same(a: Any, b: Any) -> bool:
+    """JSON equality: `true` is not `1` (Python says it is); `1` and `1.0` are one number."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
+    if isinstance(a, list) and isinstance(b, list):
+        return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
+    if isinstance(a, int | float) and isinstance(b, int | float):
+        return a == b
+    return type(a) is type(b) and a == b
+
+
+def fail(message: str) -> NoReturn:
+    raise CheckFailed(message)
+
+
+def equal(what: str, got: Any, expected: Any) -> None:
+    if not same(got, expected):
+        fail(f"{what}: expected {show(expected)}, got {show(got)}")
+
+
+def true(condition: bool, message: str) -> None:
+    if not condition:
+        fail(message)
+
+
+def contains(what: str, items: Iterable[Any], expected: Any) -> None:
+    listed = list(items)
+    if not any(same(item, expected) for item in listed):
+        fail(f"{what}: expected {show(expected)} among {show(listed)}")
+
+
+def only(what: str, items: list[Any]) -> Any:
+    """The one item of a list that must have exactly one."""
+    if len(items) != 1:
+        fail(f"{what}: expected exactly one, got {len(items)}: {show(items)}")
+    return items[0]
