@@ -64,3 +64,32 @@ def only(what: str, items: list[Any]) -> Any:
     if len(items) != 1:
         fail(f"{what}: expected exactly one, got {len(items)}: {show(items)}")
     return items[0]
+
+
+TIME_SLACK_SECONDS = 1.0
+"""How far two server times derived from one instant may differ: the wire has second precision."""
+
+
+def equal_time(what: str, got: Any, expected: str, slack: float = TIME_SLACK_SECONDS) -> None:
+    """`got` is an RFC 3339 time within `slack` seconds of `expected`."""
+    from conform.clock import parse_time
+
+    try:
+        difference = abs((parse_time(str(got)) - parse_time(expected)).total_seconds())
+    except ValueError:
+        fail(f"{what}: expected a time near {expected}, got {show(got)}")
+    if difference > slack:
+        fail(f"{what}: expected {expected}, got {show(got)}")
+
+
+def between(what: str, got: Any, earliest: str, latest: str, slack: float = TIME_SLACK_SECONDS) -> None:
+    """`got` is an RFC 3339 time from `earliest` to `latest`, give or take `slack` seconds."""
+    from conform.clock import parse_time
+
+    try:
+        when = parse_time(str(got))
+        low, high = parse_time(earliest), parse_time(latest)
+    except ValueError:
+        fail(f"{what}: expected a time from {earliest} to {latest}, got {show(got)}")
+    if not (low.timestamp() - slack <= when.timestamp() <= high.timestamp() + slack):
+        fail(f"{what}: expected a time from {earliest} to {latest}, got {show(got)}")

@@ -1,5 +1,5 @@
 """The checks, one module per group; importing this package registers them all."""
 
-from conform.checks import describe
+from conform.checks import agent, arguments, describe, idempotency, processes
 
-__all__ = ["describe"]
+__all__ = ["agent", "arguments", "describe", "idempotency", "processes"]
