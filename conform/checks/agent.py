@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import hashlib
+from typing import Any
 
 from conform.checks.common import (
     VENDOR_STEP,
@@ -381,7 +382,7 @@ async def upload(s: Session) -> None:
 @check("agent.upload-limit", "tools.md upload (maxUploadBytes)", covers=("upload/invalid",))
 async def upload_limit(s: Session) -> None:
     limit = int(s.described.get("maxUploadBytes", DEFAULT_UPLOAD_BYTES))
-    arguments = {"fileName": "a.bin", "contentType": "application/octet-stream"}
+    arguments: dict[str, Any] = {"fileName": "a.bin", "contentType": "application/octet-stream"}
     stored = await s.ok(s.agent, "upload", contentBase64=base64.b64encode(b"x" * limit).decode(), **arguments)
     equal("bytes of an upload at the limit", stored["bytes"], limit)
     await s.refused(
