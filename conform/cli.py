@@ -139,6 +139,12 @@ def build_parser() -> argparse.ArgumentParser:
     output.add_argument("--json", type=Path, metavar="OUT", help="also write the report as JSON")
     output.add_argument("--junit", type=Path, metavar="OUT", help="also write the report as JUnit XML")
     output.add_argument(
+        "--trace",
+        type=Path,
+        metavar="OUT",
+        help="write every call and its answer to OUT, one JSON object a line",
+    )
+    output.add_argument(
         "--list", action="store_true", help="list the checks and their spec sections, run nothing"
     )
     output.add_argument(
@@ -206,7 +212,7 @@ async def _run(args: argparse.Namespace, stdout: TextIO) -> int:
 
 
 def _options(args: argparse.Namespace, config: conform_config.ConformConfig) -> RunOptions:
-    return RunOptions(config, tuple(args.only), args.schemas, args.slow, args.jobs)
+    return RunOptions(config, tuple(args.only), args.schemas, args.slow, args.jobs, args.trace)
 
 
 def _finish(report: Report, args: argparse.Namespace, stdout: TextIO) -> None:

@@ -10,11 +10,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import json
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, TextIO
 
 from conform import catalog, contracts
 from conform.client import Connection, TransportError
@@ -46,6 +47,8 @@ class RunOptions:
     slow: bool = False
     """Run checks that wait on the server's clock even when that takes long in real time."""
     jobs: int = DEFAULT_JOBS
+    trace: Path | None = None
+    """Write every call and its answer to this file, one JSON object a line."""
 
 
 async def run(options: RunOptions, on_result: Callable[[Result], None] | None = None) -> Report:
@@ -58,9 +61,10 @@ async def run(options: RunOptions, on_result: Callable[[Result], None] | None = 
     selected = checks(options.only)
     config = options.config
     connection = Connection(config.servers)
+    trace = options.trace.open("w", encoding="utf-8") if options.trace is not None else None
     try:
         await connection.open(list(config.actors.values()))
-        shared = await _prepare(connection, schema_set, config)
+        shared = await _prepare(connection, schema_set, config, trace)
         report = Report(config.servers, schema_set.source, shared.described, config.speed)
         report.results = await _run_checks(shared, selected, options, on_result)
         report.cancelled = await _cancel_open_runs(shared)
@@ -68,16 +72,27 @@ async def run(options: RunOptions, on_result: Callable[[Result], None] | None = 
         raise SetupError(str(exc)) from None
     finally:
         await connection.close()
+        if trace is not None:
+            trace.close()
     report.runs = dict(shared.records.runs)
     report.uploads = list(shared.records.uploads)
     report.seconds = time.monotonic() - started
     return report
 
 
-async def _prepare(connection: Connection, schema_set: contracts.Contracts, config: ConformConfig) -> Shared:
+async def _prepare(
+    connection: Connection, schema_set: contracts.Contracts, config: ConformConfig, trace: TextIO | None
+) -> Shared:
     """describe, the published processes, and the agents' ids, before any check runs."""
     clock = ServerClock(config.speed)
     shared = Shared(connection, schema_set, config, clock, {}, {})
+    if trace is not None:
+        out = trace
+
+        def write(entry: dict[str, Any]) -> None:
+            out.write(json.dumps(entry, ensure_ascii=False) + "\n")
+
+        shared.trace = write
     session = Session(shared)
     try:
         shared.described = await session.ok(session.agent, "describe")
@@ -138,7 +153,7 @@ async def _run_one(shared: Shared, check: Check, options: RunOptions) -> Result:
     skip = _skip_reason(shared, check, options)
     if skip is not None:
         return Result(check.name, check.section, "SKIP", skip)
-    session = Session(shared)
+    session = Session(shared, check.name)
     started = time.monotonic()
     status: Any = "PASS"
     message = ""
@@ -176,7 +191,7 @@ def _skip_reason(shared: Shared, check: Check, options: RunOptions) -> str | Non
 
 async def _cancel_open_runs(shared: Shared) -> list[str]:
     """Cancel every run this conformance run started that is still active or waiting."""
-    session = Session(shared)
+    session = Session(shared, "cleanup")
     mine = shared.records.runs
     cancelled: list[str] = []
     try:

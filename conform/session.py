@@ -75,11 +75,14 @@ class Shared:
     versions: dict[str, int]
     """The latest published version of each of the runner's processes."""
     records: Records = field(default_factory=Records)
+    trace: Callable[[dict[str, Any]], None] | None = None
+    """Sees every call and its answer (`--trace`)."""
 
 
 class Session:
-    def __init__(self, shared: Shared) -> None:
+    def __init__(self, shared: Shared, check: str = "setup") -> None:
         self.shared = shared
+        self.check = check
         self.clock = shared.clock
         self.covered: set[str] = set()
         """Error answers this check provoked on purpose (`tool/code`, `tool/conflict:issue`)."""
@@ -132,6 +135,17 @@ class Session:
         except TransportError as exc:
             fail(str(exc))
         envelope = reply.envelope
+        if self.shared.trace is not None:
+            self.shared.trace(
+                {
+                    "check": self.check,
+                    "as": who.name,
+                    "server": reply.server,
+                    "tool": tool,
+                    "arguments": arguments,
+                    "answer": envelope,
+                }
+            )
         problems = self.shared.contracts.problems(tool, envelope)
         if problems:
             fail(f"{tool} answer breaks {self.shared.contracts.source}: {'; '.join(problems[:3])}")
