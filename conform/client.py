@@ -8,6 +8,7 @@ server scaled out over one database) every call goes to the next endpoint in tur
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 from contextlib import AsyncExitStack
@@ -97,17 +98,33 @@ class Connection:
         return Reply(reply.envelope, server, reply.problems)
 
     async def close(self) -> None:
-        await self._stack.aclose()
+        """Close every session; a server that went away meanwhile does not hide the report."""
+        with contextlib.suppress(Exception):
+            await self._stack.aclose()
 
 
 async def open_session(stack: AsyncExitStack, url: str, token: str) -> ClientSession:
-    """An initialized SDK session with `Authorization: Bearer <token>`, closed with `stack`."""
-    http = await stack.enter_async_context(
-        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=CALL_TIMEOUT_SECONDS)
-    )
-    read, write = await stack.enter_async_context(streamable_http_client(url, http_client=http))
-    session = await stack.enter_async_context(ClientSession(read, write))
-    await session.initialize()
+    """An initialized SDK session with `Authorization: Bearer <token>`, closed with `stack`.
+
+    A session that fails half-way is closed at once, its own errors dropped: the caller reports the
+    first one, and `stack` holds only sessions that opened."""
+    own = AsyncExitStack()
+    try:
+        http = await own.enter_async_context(
+            httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=CALL_TIMEOUT_SECONDS)
+        )
+        read, write = await own.enter_async_context(streamable_http_client(url, http_client=http))
+        session = await own.enter_async_context(ClientSession(read, write))
+        await session.initialize()
+    except BaseException:
+        # The SDK reports a failed connection by cancelling the handshake and raising the cause
+        # from its task group on exit: closing is where the real error comes out.
+        try:
+            await own.aclose()
+        except Exception as cause:
+            raise TransportError(describe(cause)) from cause
+        raise
+    stack.push_async_exit(own)
     return session
 
 
@@ -126,9 +143,11 @@ async def refused_token(url: str, token: str) -> str | None:
 
 def describe(exc: BaseException) -> str:
     """A one-line account of a transport failure, digging out the HTTP status from SDK wrappers."""
+    if isinstance(exc, TransportError):
+        return str(exc)
     seen: list[str] = []
     current: BaseException | None = exc
-    while current is not None and len(seen) < 4:
+    while current is not None and len(seen) < 2:
         if isinstance(current, BaseExceptionGroup) and current.exceptions:
             current = current.exceptions[0]
             continue
