@@ -24,7 +24,7 @@ from conform.config import AGENTS, ConformConfig
 from conform.expect import CheckFailed, CheckSkipped
 from conform.registry import GROUPS, Check, checks
 from conform.report import Report, Result
-from conform.session import Records, Session, Shared
+from conform.session import Session, Shared
 
 DEFAULT_JOBS = 8
 MAX_REAL_WAIT_SECONDS = 60.0
@@ -206,6 +206,3 @@ async def _cancel_open_runs(shared: Shared) -> list[str]:
     except CheckFailed:
         return cancelled
     return cancelled
-
-
-__all__ = ["Records", "RunOptions", "SetupError", "run"]

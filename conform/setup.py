@@ -14,7 +14,7 @@ import secrets
 from dataclasses import dataclass
 from pathlib import Path
 
-from conform.catalog import PROCESS_FILE, ROLE, Shipped, earlier, shipped
+from conform.catalog import PROCESS_FILE, Shipped, earlier, shipped
 from conform.config import AGENTS
 
 GROUP = "g_conform"
@@ -136,7 +136,3 @@ def _conform_text(tokens: dict[str, str], speed: float, url: str) -> str:
         f'[group]\nid = "{GROUP}"        # every role of the runner\'s processes is bound to this group\n'
         f"{people}{agents}"
     )
-
-
-def roles_note() -> str:
-    return f"every role of the runner's processes is named '{ROLE}'"

@@ -11,7 +11,6 @@ REQUIRED_TOOLS = (
     "describe", "list_processes", "start_run", "get_run", "get_work", "claim", "submit", "escalate", "decide",
     "cancel",
 )  # fmt: skip
-CHECK_LIMITS = ("checkPass", "checkFail", "checkConfidence", "checkStateBytes")
 
 
 @check("describe.protocol", "spec §4.1; tools.md describe")

@@ -212,8 +212,8 @@ async def initiator(s: Session) -> None:
     )
 
 
-@check("processes.start-needs-inputs", "tools.md start_run")
-async def start_needs_inputs(s: Session) -> None:
+@check("processes.anyone-starts", "spec §4.1 start_run (agent, person)")
+async def anyone_starts(s: Session) -> None:
     """Any identity in the organization may start a run; a person's run names them."""
     for who in (s.person1, s.outsider, s.operator, s.agent2):
         view = await s.start("conform-chain", {"title": "Memo"}, who)

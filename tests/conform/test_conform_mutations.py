@@ -4,66 +4,20 @@ check named for that behaviour when the runner runs the matching group through i
 
 from __future__ import annotations
 
-import asyncio
-import contextlib
 import dataclasses
 import secrets
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
+from conform_support import served
 
-from conform import config as conform_config
 from conform.runner import RunOptions, run
-from conform.setup import write_setup
-from engine.auth import OrgConfig
-from engine.clock import SystemClock
-from engine.core import Engine
 from engine.document import fields
-from engine.http.app import first_free_port, start_server
 from engine.runtime.machine import Machine
 from engine.store.sqlite import SqliteStore
 from engine.tools import errors, runs, views
-
-SPEED = 120.0
-LEASE_SECONDS = 240
-"""Two real seconds: checks that wait for a lease to end stay short."""
-TICK_SECONDS = 0.1
-
-
-@contextlib.asynccontextmanager
-async def served(root: Path) -> AsyncIterator[conform_config.ConformConfig]:
-    """Our engine behind its MCP endpoint in this process, on the org `--print-setup` writes."""
-    files = write_setup(root / "setup", SPEED)
-    org = OrgConfig.load(files.org)
-    org = dataclasses.replace(org, server=dataclasses.replace(org.server, lease_seconds=LEASE_SECONDS))
-    port = first_free_port("127.0.0.1", start=29765)
-    engine = await Engine.open(
-        root / "data", org, clock=SystemClock(SPEED), public_base_url=f"http://127.0.0.1:{port}"
-    )
-    ticking: asyncio.Task[None] | None = None
-    server = None
-    try:
-        published = await engine.publish_config_processes()
-        assert [r.issues for r in published if not r.ok] == []
-        server = await start_server(engine, port=port)
-
-        async def tick() -> None:
-            while True:
-                await engine.tick()
-                await asyncio.sleep(TICK_SECONDS)
-
-        ticking = asyncio.create_task(tick())
-        yield dataclasses.replace(conform_config.load(files.conform), servers=(server.url,))
-    finally:
-        if ticking is not None:
-            ticking.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await ticking
-        if server is not None:
-            await server.stop()
-        await engine.close()
 
 
 def _precedence(order: tuple[str, ...]) -> Callable[[pytest.MonkeyPatch], None]:
