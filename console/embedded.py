@@ -18,12 +18,11 @@ from console.app import Session
 from console.client.local import LocalClient
 from console.samples import publish_samples
 from console.screens.main import EndpointInfo
-from engine.auth import OrgConfig
 from engine.core import Engine
 from engine.document import load_path
 from engine.http.app import first_free_port, start_server
 from engine.identity import Identity
-from engine.tokens import new_token
+from engine.org import OrgConfig, new_token
 
 ORG_FILE = "org.toml"
 OPERATOR_EMAIL = "operator@apc.local"

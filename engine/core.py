@@ -15,16 +15,16 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from engine.auth import ConfigError, OrgConfig
 from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, SystemClock
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
-from engine.runtime.state import Notification, stamp
+from engine.org import ConfigError, OrgConfig
 from engine.store.base import VersionRecord
 from engine.store.sqlite import SqliteStore
+from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Call, Context, machine_for, save
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher

@@ -135,7 +135,7 @@ def build_evaluator(config: CheckConfig, env: Mapping[str, str] | None = None) -
     """The configured evaluator, or None when there is none. Raises `CheckConfigError`.
 
     `env` defaults to the process environment; tests pass their own. The evaluators are imported
-    here, not at the top: `engine.auth` imports this module, every `apc` command imports that, and
+    here, not at the top: `engine.org` imports this module, every `apc` command imports that, and
     only a server needs an HTTP client.
     """
     from engine.check.openai import OpenAIEvaluator

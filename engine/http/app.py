@@ -25,13 +25,13 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
-from engine.auth import OrgConfig
 from engine.files import Files
 from engine.http.bearer import IdentityVerifier
 from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.files import file_route
 from engine.http.hosts import HostGuard, security_settings
 from engine.http.oauth import OAuthVerifier
+from engine.org import OrgConfig
 
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 """URLs as written: an issuer is compared as an exact string (RFC 8414), so no slash is added."""

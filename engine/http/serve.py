@@ -22,8 +22,8 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from engine.auth import ConfigError
 from engine.clock import SystemClock
+from engine.org import ConfigError, OrgConfig
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -155,11 +155,11 @@ async def serve(
     # MCP SDK and the web server (more than a second).
     from engine.core import Engine
     from engine.http.app import first_free_port, start_server
-    from engine.http.oauth import OAuthVerifier, load_org
+    from engine.http.oauth import OAuthVerifier
 
     try:
-        org, oauth_config = load_org(options.config)
-        oauth = None if oauth_config is None else await OAuthVerifier.from_config(oauth_config)
+        org = OrgConfig.load(options.config)
+        oauth = None if org.oauth is None else await OAuthVerifier.from_config(org.oauth)
     except ConfigError as error:
         log.error("configuration error: %s", error)
         return EXIT_CONFIG

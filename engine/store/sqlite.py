@@ -16,7 +16,6 @@ from typing import Any
 
 import aiosqlite
 
-from engine.runtime.state import Notification, Run
 from engine.store.base import (
     AgentWorkRow,
     DerivedRows,
@@ -26,6 +25,7 @@ from engine.store.base import (
     RunRow,
     VersionRecord,
 )
+from engine.store.state import Notification, Run
 
 SCHEMA_VERSION = 1
 

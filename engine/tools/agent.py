@@ -14,11 +14,11 @@ import asyncio
 import secrets
 from typing import Any
 
-from engine.auth import token_digest
 from engine.files import FileError
+from engine.org import token_digest
 from engine.runtime.machine import Machine
-from engine.runtime.state import stamp
 from engine.store.base import FileRecord
+from engine.store.state import stamp
 from engine.tools import checking
 from engine.tools.acceptance import Submission, accept
 from engine.tools.arguments import ClaimArgs, EscalateArgs, RenewArgs, SubmitArgs, UploadArgs

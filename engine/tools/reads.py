@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.auth import OPERATORS_GROUP
-from engine.runtime.state import snapshot_of, stamp
+from engine.org import OPERATORS_GROUP
+from engine.store.state import snapshot_of, stamp
 from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
 from engine.tools.context import Call, Context, canonical, decode_cursor, encode_cursor, read_run, read_runs
 from engine.tools.errors import forbidden

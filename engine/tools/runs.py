@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.auth import OPERATORS_GROUP
 from engine.document.fields import check_values
+from engine.org import OPERATORS_GROUP
+from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
-from engine.runtime.state import Run, data_bytes, snapshot_of
-from engine.store.derive import derive
+from engine.store.state import Run, data_bytes, snapshot_of
 from engine.tools import checking
 from engine.tools.acceptance import accept
 from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs

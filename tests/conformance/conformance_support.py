@@ -28,10 +28,10 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from engine.auth import OrgConfig, ServerSettings
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from engine.org import OrgConfig, ServerSettings
 from tests.schemas import SCHEMAS, validator
 
 WRITES = ("start_run", "claim", "renew", "upload", "submit", "escalate", "decide", "cancel", "send_event")

@@ -31,7 +31,7 @@ from conformance_support import (
     work_item,
 )
 
-from engine.auth import ServerSettings
+from engine.org import ServerSettings
 
 TYPED = """
 ---

@@ -24,7 +24,7 @@ from conformance_support import (
     vendor_submission,
 )
 
-from engine.auth import ServerSettings
+from engine.org import ServerSettings
 
 
 async def test_upload_returns_id_sha256_and_size(server: Server) -> None:

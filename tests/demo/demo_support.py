@@ -10,8 +10,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from engine.auth import OrgConfig
 from engine.check import CheckConfig
+from engine.org import OrgConfig
 from tests.schemas import validator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"

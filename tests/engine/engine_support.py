@@ -18,10 +18,10 @@ from typing import Any
 
 import pytest
 
-from engine.auth import OrgConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from engine.org import OrgConfig
 from tests.schemas import SCHEMA_FILES, SPEC, validator
 
 FIXTURES = SPEC / "conformance" / "fixtures"

@@ -187,7 +187,7 @@ async def test_an_agent_cannot_start_a_process_with_an_initiator_step(engine: En
 async def test_inputs_are_bounded_by_run_data_bytes(tmp_path: Path, clock: ManualClock) -> None:
     from engine_support import make_org
 
-    from engine.auth import ServerSettings
+    from engine.org import ServerSettings
 
     org = make_org()
     org.server = ServerSettings(run_data_bytes=200)

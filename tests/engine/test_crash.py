@@ -17,7 +17,7 @@ from engine_support import MIRA, call, make_org, ok
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.store.derive import derive
+from engine.runtime.derive import derive
 from engine.tools.context import machine_for
 
 REPO = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ from engine_support import MIRA, SCREENER, call, ok, publish, start
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.runtime.state import Notification
+from engine.store.state import Notification
 
 CHAIN = """
 ---

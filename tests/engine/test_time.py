@@ -9,7 +9,7 @@ from engine_support import MIRA, OMAR, OPS, SCREENER, call, claim, make_org, ok,
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.runtime.state import Notification
+from engine.store.state import Notification
 
 WAITS = """
 ---

@@ -14,7 +14,7 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from engine.auth import OrgConfig
+from engine.org import OrgConfig
 from tests.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 from http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
 
-from engine.auth import OrgConfig
 from engine.cli import main
 from engine.http.app import RunningServer, first_free_port
 from engine.http.client import McpHttpClient
 from engine.http.serve import ServeOptions, default_data_dir, serve
+from engine.org import OrgConfig
 
 REPO = Path(__file__).resolve().parents[2]
 
