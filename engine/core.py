@@ -22,7 +22,7 @@ from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import ConfigError, OrgConfig
-from engine.store.base import VersionRecord
+from engine.store.base import Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -39,7 +39,7 @@ SECRET_KEY = "file_url_secret"
 class Engine:
     def __init__(
         self,
-        store: SqliteStore,
+        store: Store,
         org: OrgConfig,
         clock: Clock,
         files: Files,
@@ -190,6 +190,6 @@ class Engine:
             await self.store.close()
 
 
-async def _open_store(data_dir: Path) -> SqliteStore:
+async def _open_store(data_dir: Path) -> Store:
     data_dir.mkdir(parents=True, exist_ok=True)
     return await SqliteStore.open(data_dir / DB_FILE)

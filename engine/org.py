@@ -232,7 +232,8 @@ class OrgConfig:
         for aid in self.agents:
             if not _ID.fullmatch(aid):
                 raise ConfigError(f"agents.{aid}: id must be letters, digits, '_', '.' or '-'")
-        digests = [c.token_sha256 for c in (*self.people.values(), *self.agents.values()) if c.token_sha256]
+        credentials: list[Person | Agent] = [*self.people.values(), *self.agents.values()]
+        digests = [c.token_sha256 for c in credentials if c.token_sha256]
         if len(digests) != len(set(digests)):
             raise ConfigError("tokens: two identities share one token")
 

@@ -92,7 +92,7 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
                 if args.snapshot == snapshot_of(run)
                 else ToolError("stale", "the run data changed since this snapshot; read the run again")
             ),
-            "forbidden": lambda: _may_decide(ctx, call, item.assigned_to),
+            "forbidden": lambda: None if item is None else _may_decide(ctx, call, item.assigned_to),
         }
     )
     assert item is not None

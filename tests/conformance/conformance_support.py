@@ -32,7 +32,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
-from tests.schemas import SCHEMAS, validator
+from tests.support.schemas import SCHEMAS, validator
 
 WRITES = ("start_run", "claim", "renew", "upload", "submit", "escalate", "decide", "cancel", "send_event")
 VIEW_TOOLS = ("start_run", "get_run", "submit", "decide", "escalate", "cancel")

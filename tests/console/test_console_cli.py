@@ -9,11 +9,11 @@ import tomllib
 from pathlib import Path
 
 import pytest
-from console_support import write_process
 
 from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
+from tests.console.console_support import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 

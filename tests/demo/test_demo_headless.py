@@ -12,7 +12,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from demo_support import schema_problems
 
 from console.demo.cli import DEFAULT_HEADLESS_RUNS, DEFAULT_HEADLESS_SPEED, add_arguments, main, settings_from
 from console.demo.headless import recorded_checks, run_headless
@@ -20,6 +19,7 @@ from console.demo.org import OPERATOR
 from console.demo.story import allowed_outcomes
 from console.demo.system import DemoSettings
 from engine.document import load_path
+from tests.demo.demo_support import schema_problems
 
 REPO = Path(__file__).resolve().parents[2]
 PROCESSES = {

@@ -6,7 +6,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from demo_support import SAMPLES
 
 from console.demo.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
 from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
@@ -18,6 +17,7 @@ from engine.core import Engine
 from engine.document import load_path
 from engine.document.model import Process
 from engine.identity import Identity
+from tests.demo.demo_support import SAMPLES
 
 NEED_CHECK = {"content-moderation-appeal", "customer-refund", "data-deletion-request"}
 ALL = {p.name for p in SAMPLES.iterdir() if p.is_dir()}

@@ -22,7 +22,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig
-from tests.schemas import SCHEMA_FILES, SPEC, validator
+from tests.support.schemas import SCHEMA_FILES, SPEC, validator
 
 FIXTURES = SPEC / "conformance" / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"

@@ -6,14 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_check_support import YES_NO, publish_vendor_check, screening, submit
-from engine_support import SCREENER, call, err, ok
 
 from engine.check.config import CheckConfig, CheckLimits, OpenAISettings
 from engine.check.openai import OpenAIEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.org import ConfigError, OAuthConfig, OrgConfig
+from tests.engine.engine_check_support import YES_NO, publish_vendor_check, screening, submit
+from tests.engine.engine_support import SCREENER, call, err, ok
 
 ORG = """
 [[groups]]

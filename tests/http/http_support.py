@@ -15,7 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from engine.org import OrgConfig
-from tests.schemas import SCHEMA_FILES, validator
+from tests.support.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"
 AGENT_TOKEN = "tok-agent-screener"

@@ -12,14 +12,15 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
 from jwt.algorithms import RSAAlgorithm
 
 from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
+from engine.http.app import RunningServer, start_server
 from engine.http.client import McpHttpClient
 from engine.http.oauth import OAuthVerifier
 from engine.org import ConfigError, OAuthConfig, OrgConfig
+from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
+from tests.support.ports import free_port
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "https://agents.example.com/mcp"
@@ -56,7 +57,7 @@ def token(key: rsa.RSAPrivateKey, kid: str = KID, **overrides: Any) -> str:
 async def oauth_server(engine: Engine, jwks_file: Path) -> AsyncIterator[RunningServer]:
     config = OAuthConfig(issuer=ISSUER, audience=AUDIENCE, jwks_file=jwks_file, agent_claim="agent_id")
     verifier = await OAuthVerifier.from_config(config)
-    port = first_free_port("127.0.0.1", start=30765)
+    port = free_port()
     running = await start_server(engine, port=port, oauth=verifier, public_url=f"http://127.0.0.1:{port}")
     try:
         yield running
@@ -127,7 +128,7 @@ async def test_tokens_that_do_not_verify_or_map_are_401(oauth_server: RunningSer
             headers={"kid": KID},
         ),
         "unsigned": jwt.encode(
-            {"iss": ISSUER, "aud": AUDIENCE, "exp": now + 300, "email": MIRA}, None, algorithm="none"
+            {"iss": ISSUER, "aud": AUDIENCE, "exp": now + 300, "email": MIRA}, "", algorithm="none"
         ),
     }
     statuses = {}
