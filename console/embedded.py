@@ -14,10 +14,9 @@ from pathlib import Path
 
 import platformdirs
 
-from console.app import Session
 from console.client.local import LocalClient
 from console.samples import publish_samples
-from console.screens.main import EndpointInfo
+from console.session import EndpointInfo, Session
 from engine.core import Engine
 from engine.document import load_path
 from engine.http.app import first_free_port, start_server

@@ -176,8 +176,8 @@ class FieldsForm(Vertical):
         values: dict[str, Any] = {}
         parse_issues: list[Issue] = []
         for editor in self.query(FieldEditor):
-            value, issues = editor.read()
-            parse_issues.extend(Issue(f"{self.prefix}.{i.path}", i.message) for i in issues)
+            value, unreadable = editor.read()
+            parse_issues.extend(Issue(f"{self.prefix}.{i.path}", i.message) for i in unreadable)
             if value is not MISSING:
                 values[editor.field.name] = value
         unparsed = {i.path for i in parse_issues}

@@ -13,7 +13,7 @@ import pytest
 from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
-from tests.console.console_support import write_process
+from tests.support.processes import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -93,6 +93,7 @@ async def test_the_embedded_session_publishes_the_samples_and_serves_the_endpoin
         assert session.notices[1].startswith("Published ")
         assert (session.client.identity.id, session.client.identity.operator) == (OPERATOR_EMAIL, True)
         listed = await session.client.list_processes()
+        assert listed["ok"]
         names = {p["name"] for p in listed["data"]["items"]}
         assert {"purchase-order-approval", "new-hire-laptop"} <= names
         agent = RemoteClient(session.endpoint.url, session.endpoint.token)
