@@ -126,7 +126,7 @@ class ToolClient:
         self.identity = identity
         self._request_ids = request_ids or (lambda: str(uuid.uuid4()))
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+    async def call(self, tool: str, arguments: dict[str, object]) -> Any:
         """One tool call, answered with the envelope as the transport decoded it from JSON.
 
         This is where the console takes the wire on trust: each method below gives the answer the type of

@@ -34,7 +34,7 @@ class LocalClient(ToolClient):
         self.engine = engine
         self.capabilities = Capabilities(publish=admin, switch_identity=admin, process_document=True)
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
         return await self.engine.call(self.identity, tool, arguments)
 
     async def fetch_file(self, url: str) -> FetchedFile | Failure:

@@ -44,7 +44,7 @@ class RemoteClient(ToolClient):
         self.url = url
         self._mcp = McpHttpClient(url, token, http=http)
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any] | Failure:
+    async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any] | Failure:
         try:
             return await self._mcp.call(tool, arguments)
         except McpAuthError:
