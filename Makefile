@@ -16,6 +16,7 @@ $(STAMP): pyproject.toml | $(BIN)/python
 test: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/deptry .
 	$(BIN)/pytest
 
 demo: $(STAMP)

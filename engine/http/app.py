@@ -93,6 +93,17 @@ def max_request_bytes(org: OrgConfig) -> int:
     return max(MIN_REQUEST_BYTES, -(-org.server.max_upload_bytes * 4 // 3) + 64 * 1024)
 
 
+def bind_socket(host: str, port: int | None, *, first: int = 8765, attempts: int = 100) -> socket.socket:
+    """A listening socket on `port`; on any free port when it is 0; on the first free one from
+    `first` when it is None. Bound before the engine opens, so its URL names the real port."""
+    if port is not None:
+        return _listening_socket(host, port)
+    for candidate in range(first, first + attempts):
+        with contextlib.suppress(OSError):
+            return _listening_socket(host, candidate)
+    raise OSError(f"no free port on {host} in {first}..{first + attempts - 1}")
+
+
 def first_free_port(host: str = "127.0.0.1", start: int = 8765, attempts: int = 100) -> int:
     """The first port from `start` on that `host` can bind; OSError when none of `attempts` can."""
     for port in range(start, start + attempts):
@@ -166,15 +177,20 @@ async def start_server(
     *,
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
+    sock: socket.socket | None = None,
 ) -> RunningServer:
-    """Serve `engine` on `host:port` (0 picks a free port) inside the running loop."""
+    """Serve `engine` on `host:port` (0 picks a free port), or on `sock` (see `bind_socket`), inside
+    the running loop."""
     app = build_app(engine, allowed_hosts=allowed_hosts, bind_host=host, oauth=oauth, public_url=public_url)
-    return await serve_asgi(app, host, port)
+    return await serve_asgi(app, host, port, sock=sock)
 
 
-async def serve_asgi(app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
-    """Serve any ASGI app (with its lifespan) on `host:port` inside the running loop; OSError if it cannot bind."""
-    sock = _listening_socket(host, port)
+async def serve_asgi(
+    app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *, sock: socket.socket | None = None
+) -> RunningServer:
+    """Serve any ASGI app (with its lifespan) on `host:port`, or on the listening `sock`, inside the
+    running loop; OSError if it cannot bind."""
+    sock = sock or _listening_socket(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
         app,

@@ -13,7 +13,6 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -22,6 +21,7 @@ from mcp.server import Server, ServerRequestContext
 from engine.http.bearer import identity_of
 from engine.identity import Identity
 from engine.tools.arguments import ARGUMENTS
+from engine.version import package_version
 
 log = logging.getLogger("apc.calls")
 
@@ -107,7 +107,7 @@ def build_mcp_server(engine: ToolEngine) -> Server[Any]:
 
     return Server(
         SERVER_NAME,
-        version=_version(),
+        version=package_version(),
         instructions="Agent Process (core-2) server: call describe first, then get_work.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -129,10 +129,3 @@ async def call_logged(
     elapsed = (time.perf_counter() - started) * 1000
     log.info("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
     return envelope
-
-
-def _version() -> str:
-    try:
-        return version("agentprocess-console")
-    except PackageNotFoundError:
-        return "0"
