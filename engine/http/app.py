@@ -32,6 +32,7 @@ from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.files import file_route
 from engine.http.hosts import HostGuard, security_settings
 from engine.http.oauth import OAuthVerifier
+from engine.http.stateless import PostOnly
 
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 """URLs as written: an issuer is compared as an exact string (RFC 8414), so no slash is added."""
@@ -74,7 +75,7 @@ def build_app(
     )
     resource_url = _URL.validate_python(public_url.rstrip("/") + MCP_PATH) if oauth and public_url else None
     metadata_url = build_resource_metadata_url(resource_url) if resource_url else None
-    guarded = RequireAuthMiddleware(StreamableHTTPASGIApp(manager), [], metadata_url)
+    guarded = RequireAuthMiddleware(PostOnly(StreamableHTTPASGIApp(manager)), [], metadata_url)
     mcp_app = AuthenticationMiddleware(
         guarded, backend=BearerAuthBackend(IdentityVerifier(engine.org, oauth))
     )
