@@ -27,19 +27,33 @@ from starlette.types import ASGIApp
 
 from engine.auth import OrgConfig
 from engine.files import Files
+from engine.http.access import AccessLog
 from engine.http.bearer import IdentityVerifier
 from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.files import file_route
+from engine.http.health import Probes
 from engine.http.hosts import HostGuard, security_settings
+from engine.http.metrics import MeteredEngine, Metrics, metrics_route
 from engine.http.oauth import OAuthVerifier
 from engine.http.stateless import PostOnly
+from engine.store.base import StoreCounts
 
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 """URLs as written: an issuer is compared as an exact string (RFC 8414), so no slash is added."""
 
 MCP_PATH = "/mcp"
+READY_PROBE_KEY = "file_url_secret"
+"""A meta row every data folder has: reading it proves the store answers."""
 MIN_REQUEST_BYTES = 4 * 1024 * 1024
 SHUTDOWN_GRACE_SECONDS = 1
+
+
+class OperatedStore(Protocol):
+    """What the operations endpoints read: a cheap query for `/readyz`, the counts for `/metrics`."""
+
+    async def get_meta(self, key: str) -> str | None: ...
+
+    async def counts(self) -> StoreCounts: ...
 
 
 class HttpEngine(ToolEngine, Protocol):
@@ -49,6 +63,9 @@ class HttpEngine(ToolEngine, Protocol):
     @property
     def files(self) -> Files: ...
 
+    @property
+    def store(self) -> OperatedStore: ...
+
 
 def build_app(
     engine: HttpEngine,
@@ -57,14 +74,16 @@ def build_app(
     bind_host: str = "127.0.0.1",
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
-) -> Starlette:
-    """The ASGI app: `/mcp` behind bearer authentication, `/files/{id}` behind its signature.
+) -> ASGIApp:
+    """The ASGI app: `/mcp` behind bearer authentication, `/files/{id}` behind its signature,
+    `/metrics`, and the probes `/healthz` and `/readyz`; every request logged once (`access`).
 
     `allowed_hosts` are the names besides loopback that `Host`/`Origin` may carry (see `hosts`).
     With `oauth`, `public_url` (the server's base URL) lets clients find the protected resource
     metadata named in `WWW-Authenticate`.
     """
-    server = build_mcp_server(engine)
+    metrics = Metrics(engine.tools)
+    server = build_mcp_server(MeteredEngine(engine, metrics))
     settings = security_settings(bind_host, allowed_hosts)
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -79,14 +98,19 @@ def build_app(
     mcp_app = AuthenticationMiddleware(
         guarded, backend=BearerAuthBackend(IdentityVerifier(engine.org, oauth))
     )
-    routes: list[BaseRoute] = [Route(MCP_PATH, endpoint=mcp_app), file_route(engine.files)]
+    routes: list[BaseRoute] = [
+        Route(MCP_PATH, endpoint=mcp_app),
+        file_route(engine.files),
+        metrics_route(metrics, engine.store),
+    ]
     if oauth and resource_url:
         routes += create_protected_resource_routes(resource_url, [_URL.validate_python(oauth.config.issuer)])
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=[Middleware(HostGuard, settings=settings)],
         lifespan=lambda _app: manager.run(),
     )
+    return AccessLog(Probes(app, lambda: engine.store.get_meta(READY_PROBE_KEY)), metrics)
 
 
 def max_request_bytes(org: OrgConfig) -> int:

@@ -103,5 +103,5 @@ async def call_logged(
         log.exception("%s:%s %s raised", identity.kind, identity.id, tool)
         envelope, outcome = UNEXPECTED, "unexpected"
     elapsed = (time.perf_counter() - started) * 1000
-    log.info("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
+    log.debug("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
     return envelope

@@ -13,7 +13,6 @@ import contextlib
 import logging
 import signal
 import sqlite3
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,6 +22,7 @@ from urllib.parse import urlsplit
 from engine.auth import ConfigError
 from engine.clock import SystemClock
 from engine.datafolder import DataFolderInUse, default_data_dir
+from engine.http import logs
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -33,7 +33,9 @@ log = logging.getLogger("apc.serve")
 HELP = "run the process server: the MCP endpoint for agents and people"
 DESCRIPTION = (
     "Check the org config, publish its processes (unchanged ones keep their version), and serve\n"
-    "the tools over MCP (Streamable HTTP) at /mcp until SIGINT or SIGTERM. One log line per call."
+    "the tools over MCP (Streamable HTTP) at /mcp until SIGINT or SIGTERM. Also served: /healthz\n"
+    "(the process is up), /readyz (the store answers) and /metrics (Prometheus). One log line per\n"
+    "HTTP request: method, path, status, identity, the tool calls it carried, duration."
 )
 EPILOG = (
     "exit status:\n"
@@ -51,7 +53,6 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 TICK_SECONDS = 0.5
 DEFAULT_PORT = 8765
-QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "uvicorn", "uvicorn.error")
 
 
 @dataclass(frozen=True)
@@ -112,6 +113,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help="base URL clients reach this server at (file links)",
     )
     parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="text lines, or one JSON object per line for a log collector (default: text)",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=logs.LEVELS,
+        default="info",
+        help="the least severe records logged (default: info; debug adds one line per tool call)",
+    )
+    parser.add_argument(
         "--allow-host",
         action="append",
         default=[],
@@ -134,9 +148,7 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
 
 def run(args: argparse.Namespace) -> int:
     """The `apc serve` entry point: logging to stderr, one asyncio loop, an exit status."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
-    for name in QUIET_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
+    logs.configure(args.log_format, args.log_level)
     return asyncio.run(serve(options_from(args)))
 
 

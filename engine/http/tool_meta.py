@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import mcp_types as types
 from pydantic import TypeAdapter
@@ -140,8 +140,8 @@ def input_schema(tool: str) -> dict[str, Any]:
 
 def output_schema(tool: str) -> dict[str, Any]:
     """The structured content of every call of `tool`: `{ok: true, data}` or `{ok: false, error}`."""
-    envelope = Success[RESULTS[tool]] | Failure  # type: ignore[name-defined]
-    schema = TypeAdapter(envelope).json_schema(schema_generator=_Untitled)
+    success: Any = cast(Any, Success)[RESULTS[tool]]
+    schema = TypeAdapter(success | Failure).json_schema(schema_generator=_Untitled)
     return {
         "type": "object",
         "title": f"{tool} envelope",
@@ -150,7 +150,7 @@ def output_schema(tool: str) -> dict[str, Any]:
     }
 
 
-def annotations(tool: str) -> types.ToolAnnotations:
+def tool_annotations(tool: str) -> types.ToolAnnotations:
     words = TOOLS[tool]
     if words.read_only:
         return types.ToolAnnotations(title=words.title, read_only_hint=True, open_world_hint=False)
@@ -171,7 +171,7 @@ def tool_definitions(tools: list[str]) -> list[types.Tool]:
             description=TOOLS[name].description,
             input_schema=input_schema(name),
             output_schema=output_schema(name),
-            annotations=annotations(name),
+            annotations=tool_annotations(name),
         )
         for name in tools
     ]
