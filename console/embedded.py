@@ -20,13 +20,12 @@ from console.app import Session
 from console.client.local import LocalClient
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from console.screens.main import EndpointInfo
-from engine.auth import OrgConfig
 from engine.core import Engine
 from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path
 from engine.http.app import bind_socket, start_server
 from engine.identity import Identity
-from engine.tokens import new_token
+from engine.org import OrgConfig, new_token
 
 __all__ = ["default_data_dir", "ensure_org", "open_embedded", "org_toml", "sample_roles"]
 

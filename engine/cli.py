@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from engine import tokens
 from engine.document import PROCESS_FILE, Loaded, load_path
 from engine.http import serve
+from engine.org import new_token, token_digest
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -216,7 +216,26 @@ command(
     epilog=serve.EPILOG,
     arguments=serve.add_arguments,
 )(serve.run)
-command("token", help=tokens.HELP, description=tokens.DESCRIPTION, arguments=tokens.add_arguments)(tokens.run)
+
+
+def _token_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["new"], help="new: print a fresh token and its config line")
+
+
+@command(
+    "token",
+    help="make a credential: 'apc token new' prints a token and its config line",
+    description=(
+        "Print a fresh random bearer token, then the token_sha256 line to put in the org config entry\n"
+        "([[people]] or [[agents]]) of whoever receives it. The token is shown once; the config keeps only\n"
+        "its digest, so a leaked config file does not leak a working credential."
+    ),
+    arguments=_token_arguments,
+)
+def token_command(args: argparse.Namespace) -> int:
+    token = new_token()
+    sys.stdout.write(f'token: {token}\ntoken_sha256 = "{token_digest(token)}"\n')
+    return EXIT_OK
 
 
 if __name__ == "__main__":

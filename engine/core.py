@@ -15,7 +15,6 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from engine.auth import ConfigError, OrgConfig
 from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, SystemClock
 from engine.datafolder import FolderLock, prepare, private_file
@@ -23,9 +22,10 @@ from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
-from engine.runtime.state import Notification, stamp
-from engine.store.base import VersionRecord
+from engine.org import ConfigError, OrgConfig
+from engine.store.base import Store, VersionRecord
 from engine.store.sqlite import SqliteStore
+from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Call, Context, machine_for, save
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
@@ -40,7 +40,7 @@ SECRET_KEY = "file_url_secret"
 class Engine:
     def __init__(
         self,
-        store: SqliteStore,
+        store: Store,
         org: OrgConfig,
         clock: Clock,
         files: Files,
@@ -205,6 +205,6 @@ class Engine:
                     self._folder_lock.release()
 
 
-async def _open_store(data_dir: Path) -> SqliteStore:
+async def _open_store(data_dir: Path) -> Store:
     private_file(data_dir / DB_FILE)
     return await SqliteStore.open(data_dir / DB_FILE)

@@ -25,7 +25,6 @@ from starlette.middleware.authentication import AuthenticationMiddleware
 from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
-from engine.auth import OrgConfig
 from engine.files import Files
 from engine.http.access import AccessLog
 from engine.http.bearer import IdentityVerifier
@@ -36,6 +35,7 @@ from engine.http.hosts import HostGuard, security_settings
 from engine.http.metrics import MeteredEngine, Metrics, metrics_route
 from engine.http.oauth import OAuthVerifier
 from engine.http.stateless import PostOnly
+from engine.org import OrgConfig
 from engine.store.base import StoreCounts
 
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))

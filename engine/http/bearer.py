@@ -13,9 +13,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from pydantic import ConfigDict
 
-from engine.auth import OrgConfig
 from engine.http.oauth import OAuthVerifier
 from engine.identity import Identity
+from engine.org import OrgConfig
 
 
 class IdentityToken(AccessToken):

@@ -18,7 +18,7 @@ from typing import Any
 
 import jwt
 
-from engine.auth import ConfigError
+from engine.org import ConfigError
 
 log = logging.getLogger("apc.oauth")
 

@@ -6,93 +6,26 @@ as audience and the configured issuer. The token then maps to exactly one identi
 knows: an agent by `agent_claim` (checked first, so an agent client never passes as a person, spec §6
 rule 4), otherwise a person by `email` (listed in `[[people]]` or as a group member). Why a token was refused is logged, never told to the caller.
 
-The `[oauth]` table lives in the org config TOML; `engine.auth.OrgConfig.load` reads the file and
-hands the table to `parse_oauth`.
+The `[oauth]` table lives in the org config TOML and is parsed with it (`engine.org`); this module
+holds only the verifier.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
 import jwt
 
-from engine.auth import ConfigError, OrgConfig
-from engine.http.hosts import is_loopback
 from engine.http.jwks import KeySet
 from engine.identity import Identity
+from engine.org import ConfigError, OAuthConfig, OrgConfig
 
 log = logging.getLogger("apc.oauth")
 
-OAUTH_KEYS = frozenset({"issuer", "audience", "jwks_file", "jwks_url", "agent_claim"})
 LEEWAY_SECONDS = 30
 """Clock skew tolerated between the identity provider and this server on `exp`, `nbf` and `iat`."""
-
-
-@dataclass(frozen=True)
-class OAuthConfig:
-    issuer: str
-    audience: str
-    jwks_file: Path | None = None
-    jwks_url: str | None = None
-    agent_claim: str | None = None
-
-
-def load_org(path: Path) -> tuple[OrgConfig, OAuthConfig | None]:
-    """The org config and its `[oauth]` table, from one TOML file (`OrgConfig.load` reads both)."""
-    org = OrgConfig.load(path)
-    return org, org.oauth
-
-
-def parse_oauth(raw: object, *, base: Path) -> OAuthConfig:
-    """Check the `[oauth]` table; a relative `jwks_file` is relative to the config file's folder."""
-    if not isinstance(raw, dict):
-        raise ConfigError("oauth: expected a table ([oauth])")
-    for key in raw:
-        if key not in OAUTH_KEYS:
-            raise ConfigError(f"oauth.{key}: unknown key (allowed: {', '.join(sorted(OAUTH_KEYS))})")
-    values: dict[str, str] = {}
-    for key in ("issuer", "audience", "jwks_file", "jwks_url", "agent_claim"):
-        value = raw.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"oauth.{key}: expected a non-empty string")
-        values[key] = value.strip()
-    for key in ("issuer", "audience"):
-        if key not in values:
-            raise ConfigError(f"oauth.{key}: required, a non-empty string")
-    if ("jwks_file" in values) == ("jwks_url" in values):
-        raise ConfigError("oauth.jwks_file: give exactly one of jwks_file and jwks_url")
-    if not _secure_url(values["issuer"]):
-        raise ConfigError("oauth.issuer: expected an https:// URL")
-    url = values.get("jwks_url")
-    if url is not None and not _secure_url(url):
-        raise ConfigError("oauth.jwks_url: expected an https:// URL")
-    jwks_file = values.get("jwks_file")
-    return OAuthConfig(
-        issuer=values["issuer"],
-        audience=values["audience"],
-        jwks_file=None if jwks_file is None else (base / jwks_file).resolve(),
-        jwks_url=url,
-        agent_claim=values.get("agent_claim"),
-    )
-
-
-def _secure_url(url: str) -> bool:
-    """https, or http to this machine (an identity provider run locally for development)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
 
 
 class OAuthVerifier:

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from engine.auth import ConfigError
 from engine.clock import SystemClock
 from engine.datafolder import DataFolderInUse, default_data_dir
 from engine.http import logs
+from engine.org import ConfigError, OrgConfig
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -163,11 +163,11 @@ async def serve(
     # MCP SDK and the web server (more than a second).
     from engine.core import Engine
     from engine.http.app import bind_socket, start_server
-    from engine.http.oauth import OAuthVerifier, load_org
+    from engine.http.oauth import OAuthVerifier
 
     try:
-        org, oauth_config = load_org(options.config)
-        oauth = None if oauth_config is None else await OAuthVerifier.from_config(oauth_config)
+        org = OrgConfig.load(options.config)
+        oauth = None if org.oauth is None else await OAuthVerifier.from_config(org.oauth)
     except ConfigError as error:
         log.error("configuration error: %s", error)
         return EXIT_CONFIG

@@ -11,13 +11,13 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from engine.auth import OPERATORS_GROUP, OrgConfig
 from engine.clock import rfc3339
 from engine.document import durations
 from engine.document.fields import parse_datetime
 from engine.document.model import JOIN, Process, Step
 from engine.ids import IdSource, new_id
-from engine.runtime.state import (
+from engine.org import OPERATORS_GROUP, OrgConfig
+from engine.store.state import (
     SERVER,
     UNFINISHED,
     Claim,

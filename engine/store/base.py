@@ -10,7 +10,7 @@ from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from engine.runtime.state import Notification, Run
+from engine.store.state import Notification, Run
 
 
 @dataclass(frozen=True)

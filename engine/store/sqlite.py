@@ -16,7 +16,6 @@ from typing import Any
 
 import aiosqlite
 
-from engine.runtime.state import Notification, Run
 from engine.store.base import (
     AgentWorkRow,
     DerivedRows,
@@ -27,6 +26,7 @@ from engine.store.base import (
     StoreCounts,
     VersionRecord,
 )
+from engine.store.state import Notification, Run
 
 SCHEMA_VERSION = 2
 
@@ -224,7 +224,8 @@ class SqliteStore:
     async def agent_work(
         self, now: str, process: str | None, after: tuple[str, int, int] | None, limit: int
     ) -> list[AgentWorkRow]:
-        where, args = ["available_at <= ?"], [now]
+        where: list[str] = ["available_at <= ?"]
+        args: list[Any] = [now]
         if process is not None:
             where.append("process = ?")
             args.append(process)
@@ -248,7 +249,8 @@ class SqliteStore:
         limit: int,
     ) -> list[PersonWorkRow]:
         # One indexed range scan per assignee, merged in SQL: each leg uses work_items_assignee.
-        legs, args = [], []
+        legs: list[str] = []
+        args: list[Any] = []
         for kind, who in [("person", person), *(("group", g) for g in groups)]:
             leg = (
                 "SELECT id, run_id, created_at, run_seq, item_seq FROM work_items "
@@ -319,6 +321,7 @@ class SqliteTransaction:
             ),
         )
         seq = cur.lastrowid
+        assert seq is not None
         await self._c.executemany(
             "INSERT INTO run_inputs (run_seq, name, value) VALUES (?, ?, ?)",
             [(seq, k, v) for k, v in input_keys],
@@ -334,6 +337,7 @@ class SqliteTransaction:
         if seq is None:
             async with self._c.execute("SELECT seq FROM runs WHERE id = ?", (run.id,)) as cur:
                 row = await cur.fetchone()
+            assert row is not None, f"run {run.id} vanished inside its own transaction"
             seq = self._seq[run.id] = row[0]
         await self._derive(run, derived, seq, before)
 
@@ -473,7 +477,7 @@ async def _migrate(conn: aiosqlite.Connection) -> None:
     await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     async with conn.execute("SELECT MAX(version) FROM schema_version") as cur:
         row = await cur.fetchone()
-    current = row[0] or 0
+    current = (row[0] if row is not None else None) or 0
     if current > SCHEMA_VERSION:
         raise RuntimeError(f"store schema {current} is newer than this server ({SCHEMA_VERSION})")
     for version in range(current + 1, SCHEMA_VERSION + 1):

@@ -28,12 +28,12 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from engine.auth import OrgConfig, ServerSettings
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
-from tests.envelopes import OUTPUT_VALIDATORS, output_problems
-from tests.schemas import SCHEMAS, validator
+from engine.org import OrgConfig, ServerSettings
+from tests.support.envelopes import OUTPUT_VALIDATORS, output_problems
+from tests.support.schemas import SCHEMAS, validator
 
 WRITES = ("start_run", "claim", "renew", "upload", "submit", "escalate", "decide", "cancel", "send_event")
 VIEW_TOOLS = ("start_run", "get_run", "submit", "decide", "escalate", "cancel")

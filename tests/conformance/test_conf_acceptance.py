@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conformance_support import (
+
+from engine.org import ServerSettings
+from tests.conformance.conformance_support import (
     AGENT,
     CHAIN,
     DESK,
@@ -30,8 +32,6 @@ from conformance_support import (
     vendor_submission,
     work_item,
 )
-
-from engine.auth import ServerSettings
 
 TYPED = """
 ---

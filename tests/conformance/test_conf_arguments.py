@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 import pytest
-from conformance_support import (
+
+from engine.identity import Identity
+from tests.conformance.conformance_support import (
     AGENT,
     ERROR_VALIDATOR,
     FIN1,
@@ -265,7 +267,7 @@ async def test_run_ended_comes_before_argument_rules_that_are_not_in_the_schema(
     else"; only a schema violation (§6 rule 3) comes earlier. These calls are schema-valid."""
     ctx = await _cancelled_run_with_a_token_and_an_item(server)
     item = {"runId": ctx["run"], "workItemId": ctx["item"], "snapshot": ctx["snapshot"]}
-    calls = [
+    calls: list[tuple[Identity, str, dict[str, Any]]] = [
         (AGENT, "send_event", {"runId": ctx["run"], "name": "Not A Name"}),
         (FIN1, "decide", {**item, "decision": "rejected"}),
         (FIN1, "decide", {**item, "decision": "approved", "next": "done"}),

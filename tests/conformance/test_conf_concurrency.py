@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import asyncio
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     AGENT2,
     CHAIN,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     FIN1,
     MEMO,

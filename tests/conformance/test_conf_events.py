@@ -8,7 +8,7 @@ wait became ready and consumed it, never a moment before the step was even reach
 
 from __future__ import annotations
 
-from conformance_support import AGENT, AGENT2, OPS, SETTLEMENT, Server, states
+from tests.conformance.conformance_support import AGENT, AGENT2, OPS, SETTLEMENT, Server, states
 
 
 async def _settlement(server: Server) -> str:

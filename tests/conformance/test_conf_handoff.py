@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     AGENT2,
     FIN1,

@@ -13,7 +13,7 @@
 
 from __future__ import annotations
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     AGENT2,
     CHAIN,

@@ -10,7 +10,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance_support import AGENT, FIN1, OPS, OUTSIDER, SIGN, VENDOR, VENDOR_BIND, Server
+from tests.conformance.conformance_support import (
+    AGENT,
+    FIN1,
+    OPS,
+    OUTSIDER,
+    SIGN,
+    VENDOR,
+    VENDOR_BIND,
+    Server,
+)
 
 FLEX = """
 ---

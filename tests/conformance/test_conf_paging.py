@@ -10,7 +10,9 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conformance_support import (
+
+from engine.identity import Identity
+from tests.conformance.conformance_support import (
     AGENT,
     FIN1,
     MEMO,
@@ -21,8 +23,6 @@ from conformance_support import (
     Server,
     vendor_at_approval,
 )
-
-from engine.identity import Identity
 
 GARBAGE = ["!!!", "eyJ0IjoiMSJ9", "W1tdXQ", "null", "A" * 300]
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     CHAIN,
     DESK,

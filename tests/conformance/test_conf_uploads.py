@@ -10,7 +10,8 @@ from __future__ import annotations
 import base64
 from pathlib import Path
 
-from conformance_support import (
+from engine.org import ServerSettings
+from tests.conformance.conformance_support import (
     AGENT,
     DESK,
     FIN1,
@@ -23,8 +24,6 @@ from conformance_support import (
     sha256_hex,
     vendor_submission,
 )
-
-from engine.auth import ServerSettings
 
 
 async def test_upload_returns_id_sha256_and_size(server: Server) -> None:

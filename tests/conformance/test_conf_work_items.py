@@ -11,7 +11,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from conformance_support import (
+from tests.conformance.conformance_support import (
     AGENT,
     DESK,
     FIN1,

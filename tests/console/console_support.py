@@ -21,12 +21,12 @@ from console.app import ApcApp, Session
 from console.client.local import LocalClient
 from console.config import ConsoleConfig
 from console.themes import load_themes
-from engine.auth import OrgConfig
 from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.ids import IdSource, new_id
+from engine.org import OrgConfig
 
 OPS = person("ops@example.com", operator=True)
 MIRA = person("mira@example.com")

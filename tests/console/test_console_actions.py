@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from console_support import OPS, Agent, make_app, press, shown, type_into
 from textual.widgets import OptionList, RadioButton, TextArea
 
 from console.client.local import LocalClient
@@ -12,6 +11,7 @@ from console.modals.start import StartRunDialog
 from console.screens.run_detail import RunScreen
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.console.console_support import OPS, Agent, make_app, press, shown, type_into
 
 
 async def test_cancel_asks_for_the_reason_naming_the_run(

@@ -8,7 +8,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import (
+from textual.widgets import Checkbox, Input, Select, TextArea
+
+from console.checks import bar_for, question_bar
+from console.client.local import LocalClient
+from console.modals.decide import DecideDialog
+from engine.check import Choice, YesNo
+from engine.clock import ManualClock
+from engine.core import Engine
+from engine.document.model import CheckQuestion
+from tests.console.console_support import (
     CHOICE_ASK,
     YES_NO_ASK,
     Agent,
@@ -21,15 +30,6 @@ from console_support import (
     settle,
     shown,
 )
-from textual.widgets import Checkbox, Input, Select, TextArea
-
-from console.checks import bar_for, question_bar
-from console.client.local import LocalClient
-from console.modals.decide import DecideDialog
-from engine.check import Choice, YesNo
-from engine.clock import ManualClock
-from engine.core import Engine
-from engine.document.model import CheckQuestion
 
 UNSURE = {YES_NO_ASK: YesNo(0.7), CHOICE_ASK: Choice("states", 0.95)}
 PASSING = {YES_NO_ASK: YesNo(0.97), CHOICE_ASK: Choice("states", 0.93)}

@@ -12,13 +12,13 @@ from importlib.metadata import version
 from pathlib import Path
 
 import pytest
-from console_support import write_process
 
 from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
 from console.samples import SAMPLES, no_samples
 from engine.datafolder import FolderLock
+from tests.console.console_support import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 

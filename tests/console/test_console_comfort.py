@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console_support import Agent, make_app, press, shown, type_into
 from textual.widgets import Input
 
 from console.client.local import LocalClient
@@ -12,6 +11,7 @@ from console.commands import HelpDialog
 from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog
 from engine.clock import ManualClock
+from tests.console.console_support import Agent, make_app, press, shown, type_into
 
 
 async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, clock: ManualClock) -> None:

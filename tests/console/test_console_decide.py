@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from console_support import Agent, click, make_app, press, settle, shown, type_into
 from textual.widgets import Button
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
+from tests.console.console_support import Agent, click, make_app, press, settle, shown, type_into
 
 
 def step_states(view: dict) -> dict:

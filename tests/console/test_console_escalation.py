@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from console_support import Agent, click, make_app, press, shown, type_into
 from textual.widgets import Select, Switch
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
+from tests.console.console_support import Agent, click, make_app, press, shown, type_into
 
 
 async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(

@@ -5,12 +5,12 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from console_support import Agent, click, make_app, press, shown, type_into
 from textual.widgets import Select, Switch, TextArea
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
+from tests.console.console_support import Agent, click, make_app, press, shown, type_into
 
 LOCAL_ISSUES_WHEN_EMPTY = [
     "Not sent; fix these first:",

@@ -5,8 +5,6 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from console_support import Agent, make_app, open_engine, press, settle, shown
-
 from console.app import ApcApp, Session
 from console.client.local import LocalClient
 from console.client.remote import RemoteClient
@@ -14,12 +12,14 @@ from console.config import ConsoleConfig
 from console.modals.decide import DecideDialog
 from console.screens.run_detail import RunScreen
 from engine.clock import ManualClock
-from engine.http.app import first_free_port, start_server
+from engine.http.app import start_server
+from tests.console.console_support import Agent, make_app, open_engine, press, settle, shown
+from tests.support.ports import free_port
 
 
 async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features(tmp_path: Path) -> None:
     clock = ManualClock()
-    port = first_free_port("127.0.0.1", 18765)
+    port = free_port()
     engine = await open_engine(tmp_path, clock, f"http://127.0.0.1:{port}")
     server = await start_server(engine, "127.0.0.1", port)
     client = RemoteClient(server.url, "tok-ops-00001")

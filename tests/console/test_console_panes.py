@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from console_support import MIRA, Agent, make_app, press, settle, shown, type_into, write_process
 from textual.widgets import OptionList, Select
 
 from console.app import Session
@@ -15,6 +14,16 @@ from console.modals.start import StartRunDialog
 from console.screens.main import EndpointInfo
 from console.screens.run_detail import RunScreen
 from engine.clock import ManualClock
+from tests.console.console_support import (
+    MIRA,
+    Agent,
+    make_app,
+    press,
+    settle,
+    shown,
+    type_into,
+    write_process,
+)
 
 
 async def test_processes_list_their_inputs_map_and_start_a_run(

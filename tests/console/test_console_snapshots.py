@@ -11,12 +11,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from console_support import Agent, fixed_ids, make_client, open_engine, settle
 
 from console.app import ApcApp, Session
 from console.config import ConsoleConfig
 from console.themes import load_themes
 from engine.clock import ManualClock
+from tests.console.console_support import Agent, fixed_ids, make_client, open_engine, settle
 
 SIZES = [(80, 24), (160, 48)]
 

@@ -2,13 +2,13 @@
 
 from __future__ import annotations
 
-from console_support import OPS, Agent, click, make_app, press, settle, shown
 from textual.widgets import Button, Switch
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.console.console_support import OPS, Agent, click, make_app, press, settle, shown
 
 
 async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(

@@ -10,9 +10,9 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from engine.auth import OrgConfig
 from engine.check import CheckConfig
-from tests.schemas import validator
+from engine.org import OrgConfig
+from tests.support.schemas import validator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
@@ -180,7 +180,7 @@ yes = 0.2
 SUE = "sue@example.com"
 SUE_TOKEN = "tok-person-sue"
 
-PROCESSES = (
+PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
     (SCREENING, {"finance-approver": "g_finance"}),
     (REVIEW, {}),
     (INTAKE, {}),

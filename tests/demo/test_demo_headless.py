@@ -13,7 +13,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from demo_support import schema_problems
 
 from console.demo.cli import DEFAULT_HEADLESS_RUNS, DEFAULT_HEADLESS_SPEED, add_arguments, main, settings_from
 from console.demo.headless import recorded_checks, run_headless
@@ -22,6 +21,7 @@ from console.demo.story import allowed_outcomes
 from console.demo.system import DemoSettings
 from console.samples import no_samples
 from engine.document import load_path
+from tests.demo.demo_support import schema_problems
 
 REPO = Path(__file__).resolve().parents[2]
 PROCESSES = {

@@ -18,12 +18,12 @@ from typing import Any
 
 import pytest
 
-from engine.auth import OrgConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
-from tests.envelopes import output_problems
-from tests.schemas import SCHEMA_FILES, SPEC, validator
+from engine.org import OrgConfig
+from tests.support.envelopes import output_problems
+from tests.support.schemas import SCHEMA_FILES, SPEC, validator
 
 FIXTURES = SPEC / "conformance" / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"

@@ -6,10 +6,9 @@ import itertools
 import textwrap
 from pathlib import Path
 
-from engine_support import SCREENER, SCREENING, call, make_org, ok, publish
-
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_support import SCREENER, SCREENING, call, make_org, ok, publish
 
 
 async def test_run_work_item_and_file_ids_come_from_the_injected_source(

@@ -9,11 +9,11 @@ import sys
 from pathlib import Path
 
 import pytest
-from engine_support import make_org
 
 from engine.clock import ManualClock
 from engine.core import DB_FILE, Engine
 from engine.datafolder import LOCK_FILE, DataFolderInUse, FolderLock, check_free, default_data_dir
+from tests.engine.engine_support import make_org
 
 HOLDER = """
 import sys, time
@@ -80,17 +80,17 @@ async def test_another_process_holding_the_folder_is_named_and_its_lock_goes_whe
     data = tmp_path / "data"
     data.mkdir()
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])}
-    holder = subprocess.Popen(
+    with subprocess.Popen(
         [sys.executable, "-c", HOLDER, str(data)], stdout=subprocess.PIPE, text=True, env=env
-    )
-    try:
-        assert holder.stdout is not None and holder.stdout.readline() == "held\n"
-        with pytest.raises(DataFolderInUse) as refused:
-            await Engine.open(data, make_org(), clock=ManualClock())
-        assert refused.value.pid == holder.pid
-    finally:
-        holder.kill()
-        holder.wait()
+    ) as holder:
+        try:
+            assert holder.stdout is not None and holder.stdout.readline() == "held\n"
+            with pytest.raises(DataFolderInUse) as refused:
+                await Engine.open(data, make_org(), clock=ManualClock())
+            assert refused.value.pid == holder.pid
+        finally:
+            holder.kill()
+            holder.wait()
     assert (data / LOCK_FILE).read_text().split() == [str(holder.pid)], "a dead holder's pid stays behind"
     engine = await Engine.open(data, make_org(), clock=ManualClock())
     try:

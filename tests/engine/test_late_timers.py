@@ -8,11 +8,11 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from engine_support import MIRA, SCREENER, call, ok, publish, start
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.runtime.state import Notification
+from engine.store.state import Notification
+from tests.engine.engine_support import MIRA, SCREENER, call, ok, publish, start
 
 CHAIN = """
 ---

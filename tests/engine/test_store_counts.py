@@ -7,11 +7,10 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
-
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.base import StoreCounts
+from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
 
 CHAIN = """
 ---

@@ -5,11 +5,22 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import MIRA, OMAR, OPS, SCREENER, call, claim, make_org, ok, publish, start, step_states
-
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.runtime.state import Notification
+from engine.store.state import Notification
+from tests.engine.engine_support import (
+    MIRA,
+    OMAR,
+    OPS,
+    SCREENER,
+    call,
+    claim,
+    make_org,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 WAITS = """
 ---

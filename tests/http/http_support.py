@@ -14,9 +14,9 @@ from typing import Any
 
 from jsonschema import Draft202012Validator
 
-from engine.auth import OrgConfig
-from tests.envelopes import output_problems
-from tests.schemas import SCHEMA_FILES, validator
+from engine.org import OrgConfig
+from tests.support.envelopes import output_problems
+from tests.support.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"
 AGENT_TOKEN = "tok-agent-screener"

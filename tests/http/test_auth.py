@@ -7,12 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.client import McpHttpClient
 from engine.tools import dispatch
+from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
 ACCEPT = {"Accept": "application/json, text/event-stream"}

@@ -9,7 +9,6 @@ from typing import Any
 import httpx
 import mcp_types as types
 import pytest
-from http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.applications import Starlette
@@ -20,6 +19,7 @@ from engine.http.app import RunningServer
 from engine.http.client import McpAuthError, McpError, McpHttpClient, envelope_of
 from engine.http.endpoint import result_of
 from engine.http.tool_meta import input_schema, output_schema
+from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 
 
 class Callers:

@@ -13,18 +13,18 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from http_support import MIRA
 from jwt.algorithms import RSAAlgorithm
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import Response
 from starlette.routing import Route
 
-from engine.auth import ConfigError
 from engine.core import Engine
 from engine.http.app import RunningServer, serve_asgi, start_server
 from engine.http.jwks import MAX_AGE_SECONDS, REFRESH_SECONDS, KeySet
-from engine.http.oauth import OAuthConfig, OAuthVerifier
+from engine.http.oauth import OAuthVerifier
+from engine.org import ConfigError, OAuthConfig
+from tests.http.http_support import MIRA
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "https://agents.example.com/mcp"

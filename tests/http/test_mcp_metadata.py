@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, make_org
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
@@ -28,8 +27,9 @@ from engine.http.client import McpHttpClient
 from engine.http.tool_meta import ARGUMENT_WORDS, TOOL_ARGUMENT_WORDS, TOOLS, input_schema, output_schema
 from engine.identity import Identity
 from engine.tools.arguments import ARGUMENTS
-from tests.envelopes import output_problems
-from tests.schemas import SPEC, validator
+from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, make_org
+from tests.support.envelopes import output_problems
+from tests.support.schemas import SPEC, validator
 
 AGENT, MIRA = Identity("agent", "a_screener"), Identity("person", "mira@example.com")
 OPS = Identity("person", "ops@example.com", operator=True)

@@ -15,7 +15,6 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OMAR, OPS, write_process
 from prometheus_client.parser import text_string_to_metric_families
 
 from engine.clock import ManualClock
@@ -23,6 +22,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.client import McpHttpClient
 from engine.identity import Identity
+from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OMAR, OPS, write_process
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = """
@@ -96,7 +96,7 @@ async def test_metrics_count_calls_by_tool_and_code_and_what_is_open(
     )
     assert published.ok, published.issues
     starter = Identity("person", MIRA)
-    run_ids = []
+    run_ids: list[str] = []
     for mode in ("live", "live", "test"):
         started = await engine.call(
             starter,

@@ -8,7 +8,6 @@ from typing import Any
 
 import httpx
 import httpx2
-from http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 from mcp.client.client import Client
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
@@ -17,6 +16,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.tool_meta import input_schema, output_schema
 from engine.tools.arguments import ARGUMENTS
+from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 
 
 class SdkCallers:
@@ -45,8 +45,9 @@ class SdkCallers:
         result = await (await self.session(token)).call_tool(tool, arguments)
         envelope = result.structured_content
         assert envelope is not None
-        assert [c.type for c in result.content] == ["text"]
-        assert json.loads(result.content[0].text) == envelope
+        [content] = result.content
+        assert content.type == "text"
+        assert json.loads(content.text) == envelope
         assert result.is_error is (not envelope["ok"])
         return envelope
 

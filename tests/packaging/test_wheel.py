@@ -204,28 +204,28 @@ def test_the_headless_demo_runs_from_the_installed_package(installed: Installed)
 def test_serve_answers_describe_over_mcp(installed: Installed) -> None:
     config = installed.work / "org.toml"
     config.write_text('[[agents]]\nid = "a_wheel"\ntoken = "wheel-agent-token-1"\n')
-    server = subprocess.Popen(
+    with subprocess.Popen(
         [str(installed.apc), "serve", "--config", str(config), "--port", "0", "--data", "serve-data"],
         cwd=installed.work,
         env=installed.env(),
-        stdout=subprocess.PIPE,
+        stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
         text=True,
-    )
-    try:
-        assert server.stderr is not None
-        url = None
-        for line in server.stderr:
-            found = re.search(r"serving (http://127\.0\.0\.1:\d+/mcp)", line)
-            if found:
-                url = found.group(1)
-                break
-        assert url is not None and not url.endswith(":0/mcp"), "the server did not start"
-        done = installed.run(installed.python, "-c", DESCRIBE, url, "wheel-agent-token-1")
-        assert done.returncode == 0, done.stderr
-        envelope = json.loads(done.stdout)
-        assert envelope["ok"] is True
-        assert (envelope["data"]["protocol"], envelope["data"]["version"]) == ("agentprocess", "core-2")
-    finally:
-        server.send_signal(signal.SIGTERM)
-        assert server.wait(timeout=30) == 0
+    ) as server:
+        try:
+            assert server.stderr is not None
+            url = None
+            for line in server.stderr:
+                found = re.search(r"serving (http://127\.0\.0\.1:\d+/mcp)", line)
+                if found:
+                    url = found.group(1)
+                    break
+            assert url is not None and not url.endswith(":0/mcp"), "the server did not start"
+            done = installed.run(installed.python, "-c", DESCRIBE, url, "wheel-agent-token-1")
+            assert done.returncode == 0, done.stderr
+            envelope = json.loads(done.stdout)
+            assert envelope["ok"] is True
+            assert (envelope["data"]["protocol"], envelope["data"]["version"]) == ("agentprocess", "core-2")
+        finally:
+            server.send_signal(signal.SIGTERM)
+            assert server.wait(timeout=30) == 0

@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from engine.runtime.machine import Machine
-from engine.runtime.state import UNFINISHED
 from engine.store.base import DerivedRows
+from engine.store.state import UNFINISHED
 
 
 def derive(machine: Machine) -> DerivedRows:
