@@ -7,7 +7,7 @@ changes (run document, derived indexes, tokens, the idempotency record) at once 
 from __future__ import annotations
 
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from engine.store.state import Notification, Run
@@ -89,6 +89,19 @@ class DerivedRows:
     """(item_id, step_id, assignee_kind, assignee, created_at, item_seq) for open work items."""
     timers: list[tuple[str, str, str]]
     """(at, kind, step_id)."""
+    overdue: list[str] = field(default_factory=list)
+    """Step ids of unfinished steps past their `due`."""
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """What an operator watches, counted from indexes: cheap enough for every metrics scrape."""
+
+    open_runs: int
+    open_work_items: int
+    overdue_steps: int
+    outbox_backlog: int
+    """Notifications of live runs not yet delivered."""
 
 
 class Transaction(Protocol):
@@ -137,3 +150,4 @@ class Store(Protocol):
     ) -> list[PersonWorkRow]: ...
     async def due_runs(self, now: str) -> list[str]: ...
     async def notifications(self, run_id: str | None = None) -> list[Notification]: ...
+    async def counts(self) -> StoreCounts: ...

@@ -23,11 +23,12 @@ from engine.store.base import (
     PersonWorkRow,
     RequestRecord,
     RunRow,
+    StoreCounts,
     VersionRecord,
 )
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -71,6 +72,14 @@ _MIGRATIONS: dict[int, str] = {
         kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL, test INTEGER NOT NULL,
         sent_at TEXT);
     CREATE INDEX notifications_run ON notifications (run_id);
+    """,
+    2: """
+    CREATE TABLE overdue_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
+    INSERT INTO overdue_steps (run_id, step_id)
+        SELECT r.id, s.key FROM runs r, json_each(r.doc, '$.steps') s
+        WHERE r.state IN ('active', 'waiting') AND json_extract(s.value, '$.overdue')
+          AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
+    CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
     """,
 }
 
@@ -269,6 +278,15 @@ class SqliteStore:
         rows = await (self._all(sql + " WHERE run_id = ? ORDER BY id", run_id) if run_id else self._all(sql))
         return [Notification(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
 
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM runs WHERE state IN ('active', 'waiting')),"
+            " (SELECT COUNT(*) FROM work_items),"
+            " (SELECT COUNT(*) FROM overdue_steps),"
+            " (SELECT COUNT(*) FROM notifications WHERE sent_at IS NULL AND test = 0)"
+        )
+        return StoreCounts(*row)
+
 
 class SqliteTransaction:
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -334,6 +352,14 @@ class SqliteTransaction:
             if before is None or before.work_items:
                 await c.execute("DELETE FROM work_items WHERE run_id = ?", (run.id,))
             await self._item_rows(run, derived, seq)
+        if before is None or before.overdue != derived.overdue:
+            if before is None or before.overdue:
+                await c.execute("DELETE FROM overdue_steps WHERE run_id = ?", (run.id,))
+            if derived.overdue:
+                await c.executemany(
+                    "INSERT INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
+                    [(run.id, sid) for sid in derived.overdue],
+                )
         if before is None or before.timers != derived.timers:
             if before is None or before.timers:
                 await c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
