@@ -59,7 +59,8 @@ class Flows:
 
     async def load_run(self, screen: RunScreen) -> None:
         """Read the run again and show it, with its document and each verdict's bars; then read back
-        any evidence file not yet checked."""
+        any evidence file not yet checked (a worker of the pane, so closing the run stops it). A run
+        closed while it was being read is left alone."""
         app = self.app
         answer = await app.client.get_run(screen.run_id)
         if not answer["ok"]:
@@ -69,12 +70,13 @@ class Flows:
         name, version = view["run"]["process"], int(view["run"]["version"])
         document = await self.documents.get(name, version)
         bars = await self.documents.check_bars(name, version)
+        if not screen.is_attached:
+            return
         await screen.show(RunDetail(view, document, bars), app.now(), app.palette)
-        unchecked = screen.evidence.unchecked()
+        pane = screen.evidence
+        unchecked = pane.unchecked()
         if unchecked:
-            app.run_worker(
-                self.check_files(screen.evidence, unchecked), group="evidence-verify", exclusive=True
-            )
+            pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
 
     async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
         """Read each file back through its signed URL and record whether it still matches its hash."""

@@ -195,3 +195,21 @@ async def test_the_endpoint_tab_shows_a_client_config_to_paste(
             }
         }
         assert not isinstance(app.screen, RunScreen)
+
+
+async def test_a_run_closed_while_it_was_read_is_left_alone(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        app.open_run(run_id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.view is not None
+        await press(pilot, "escape")
+        assert not screen.is_attached
+        await app.flows.load_run(screen)
+        assert screen.view["run"]["id"] == run_id
+        assert not isinstance(app.screen, RunScreen) and app.toasts == []
