@@ -106,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_console(args: argparse.Namespace) -> int:
-    from console.app import ApcApp, Session
+    from console.app import ApcApp
     from console.config import ConsoleConfig, default_config_path
+    from console.session import Session
 
     if args.server:
         url, token = str(args.server), str(args.token)

@@ -16,10 +16,9 @@ import tempfile
 import tomllib
 from pathlib import Path
 
-from console.app import Session
 from console.client.local import LocalClient
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
-from console.screens.main import EndpointInfo
+from console.session import EndpointInfo, Session
 from engine.core import Engine
 from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path

@@ -50,9 +50,19 @@ def theme_from_table(table: dict[str, object], source: str) -> Theme:
         raise ValueError(f"{source}: variables: expected a table")
     return Theme(
         name=name,
+        primary=colours["primary"],
+        secondary=colours.get("secondary"),
+        accent=colours.get("accent"),
+        warning=colours.get("warning"),
+        error=colours.get("error"),
+        success=colours.get("success"),
+        foreground=colours.get("foreground"),
+        background=colours.get("background"),
+        surface=colours.get("surface"),
+        panel=colours.get("panel"),
+        boost=colours.get("boost"),
         dark=bool(table.get("dark", True)),
         variables={str(k): str(v) for k, v in variables.items()},
-        **colours,
     )
 
 

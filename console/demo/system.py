@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -129,7 +130,7 @@ class DemoSystem:
         self.agents = [
             DemoAgent(
                 name,
-                lambda name=name: McpAgentLink(server.url, org.tokens[name]),
+                partial(McpAgentLink, server.url, org.tokens[name]),
                 self.pace,
                 behaviour=replace(settings.agent, idle_seconds=settings.poll_seconds),
                 seed=settings.seed,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import os
 import socket
 import stat
@@ -18,7 +19,7 @@ from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
 from console.samples import SAMPLES, no_samples
 from engine.datafolder import FolderLock
-from tests.console.console_support import write_process
+from tests.support.processes import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -103,6 +104,7 @@ async def test_the_embedded_session_publishes_the_samples_and_serves_the_endpoin
         assert session.notices[1].startswith("Published ")
         assert (session.client.identity.id, session.client.identity.operator) == (OPERATOR_EMAIL, True)
         listed = await session.client.list_processes()
+        assert listed["ok"]
         names = {p["name"] for p in listed["data"]["items"]}
         assert {"purchase-order-approval", "new-hire-laptop"} <= names
         agent = RemoteClient(session.endpoint.url, session.endpoint.token)
@@ -126,7 +128,12 @@ def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]
 
 def test_the_remote_token_can_come_from_apc_token(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[tuple[str, str]] = []
-    monkeypatch.setattr("console.cli.run_console", lambda args: seen.append((args.server, args.token)) or 0)
+
+    def run_console(args: argparse.Namespace) -> int:
+        seen.append((args.server, args.token))
+        return 0
+
+    monkeypatch.setattr("console.cli.run_console", run_console)
     monkeypatch.setenv("APC_TOKEN", "token-from-env")
     assert main(["--server", "http://x/mcp"]) == 0
     assert main(["--server", "http://x/mcp", "--token", "token-on-the-line"]) == 0
@@ -154,7 +161,8 @@ async def test_a_start_without_samples_says_so_and_the_next_one_repairs_the_org(
     session = await open_embedded(data, samples=missing, port=0)
     try:
         assert session.notices[1:] == [no_samples(missing)]
-        assert (await session.client.list_processes())["data"]["items"] == []
+        listed = await session.client.list_processes()
+        assert listed["ok"] and listed["data"]["items"] == []
     finally:
         assert session.close is not None
         await session.close()
@@ -170,7 +178,8 @@ async def test_a_start_without_samples_says_so_and_the_next_one_repairs_the_org(
         assert session.notices[1] == "Published 7 sample processes."
         without_an_evaluator = ["content-moderation-appeal", "customer-refund", "data-deletion-request"]
         assert [n.split(":")[1].strip() for n in session.notices[2:]] == without_an_evaluator
-        assert len((await session.client.list_processes())["data"]["items"]) == 7
+        listed = await session.client.list_processes()
+        assert listed["ok"] and len(listed["data"]["items"]) == 7
     finally:
         assert session.close is not None
         await session.close()

@@ -6,7 +6,6 @@ Import with `from http_support import ...`; the fixtures (`engine`, `server`, `c
 from __future__ import annotations
 
 import base64
-import textwrap
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,6 +14,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from engine.org import OrgConfig
+from tests.support import processes
 from tests.support.envelopes import output_problems
 from tests.support.schemas import SCHEMA_FILES, validator
 
@@ -73,12 +73,7 @@ def make_org() -> OrgConfig:
 
 
 def write_process(root: Path, text: str = SCREENING) -> Path:
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    return folder
+    return processes.write_process(root, text)
 
 
 def _validators() -> tuple[dict[str, Draft202012Validator], Draft202012Validator]:
