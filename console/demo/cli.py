@@ -33,6 +33,7 @@ EPILOG = (
     "examples:\n"
     "  apc demo\n"
     "  apc demo --speed 120 --seed 7\n"
+    "  apc demo --web --port 0\n"
     "  apc demo --headless --runs 20"
 )
 DEFAULT_SPEED = 90.0
@@ -55,6 +56,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument("--agents", type=int, default=3, metavar="N", help="demo agents (1 to 6, default 3)")
     parser.add_argument("--headless", action="store_true", help="no console: progress lines and a summary")
+    parser.add_argument(
+        "--web", action="store_true", help="serve the console in a browser instead, one console per tab"
+    )
+    parser.add_argument("--host", metavar="H", help="--web: address the page listens on (default 127.0.0.1)")
+    parser.add_argument(
+        "--port", type=int, metavar="N", help="--web: port of the page (default 8000; 0 for any free port)"
+    )
     parser.add_argument(
         "--runs",
         type=int,
@@ -88,6 +96,12 @@ def check(args: argparse.Namespace) -> str | None:
         return "--agents must be between 1 and 6"
     if args.time_limit <= 0:
         return "--time-limit must be positive"
+    if args.web and (args.headless or args.runs is not None):
+        return "--web shows the live demo; it takes neither --headless nor --runs"
+    if not args.web and (args.host is not None or args.port is not None):
+        return "--host and --port are for --web"
+    if args.port is not None and not 0 <= args.port <= 65535:
+        return "--port must be between 0 and 65535"
     return None
 
 
@@ -97,6 +111,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(f"apc demo: error: {problem}", file=sys.stderr)
         return 2
     settings = settings_from(args)
+    if args.web:
+        from console.demo.web import DEFAULT_PORT, run_web
+
+        args.host = args.host or "127.0.0.1"
+        args.port = DEFAULT_PORT if args.port is None else args.port
+        return run_web(args, settings.speed)
     if args.headless:
         report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))
         return report.exit_code
