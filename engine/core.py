@@ -22,7 +22,7 @@ from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import ConfigError, OrgConfig
-from engine.store.base import Store, VersionRecord
+from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -179,8 +179,14 @@ class Engine:
             await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        """The outbox (overdue notices); test runs' entries are marked and never delivered."""
+        """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
+        and never delivered."""
         return await self.store.notifications(run_id)
+
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        """Every delivery of the outbox to a `[[notify]]` target: delivered, pending (attempts, last
+        error, next try), given up (when, why) or held back (a test run's)."""
+        return await self.store.deliveries(run_id)
 
     async def close(self) -> None:
         try:
