@@ -89,6 +89,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES_DIR) -> Session:
     org, created = ensure_org(data_dir, samples)
     port = first_free_port(HOST, 8765)
     engine = await Engine.open(data_dir, org, public_base_url=f"http://{HOST}:{port}")
+    engine.start_delivery()
     notices: list[str] = []
     if created and samples.is_dir():
         published, refused = await publish_samples(engine, samples)

@@ -22,6 +22,7 @@ from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import ConfigError, OrgConfig
+from engine.outbox import Deliverer
 from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
@@ -71,6 +72,7 @@ class Engine:
             ids=ids,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self.deliverer: Deliverer | None = None
 
     @classmethod
     async def open(
@@ -188,12 +190,24 @@ class Engine:
         error, next try), given up (when, why) or held back (a test run's)."""
         return await self.store.deliveries(run_id)
 
+    def start_delivery(self) -> Deliverer:
+        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`."""
+        if self.deliverer is None:
+            self.deliverer = Deliverer(self.store, self.org.notify, self.clock)
+            self.deliverer.start()
+        return self.deliverer
+
     async def close(self) -> None:
+        deliverer, self.deliverer = self.deliverer, None
         try:
-            if self._owns_evaluator and self.evaluator is not None:
-                await self.evaluator.aclose()
+            if deliverer is not None:
+                await deliverer.aclose()
         finally:
-            await self.store.close()
+            try:
+                if self._owns_evaluator and self.evaluator is not None:
+                    await self.evaluator.aclose()
+            finally:
+                await self.store.close()
 
 
 async def _open_store(data_dir: Path) -> Store:
