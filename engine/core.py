@@ -23,6 +23,7 @@ from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
+from engine.outbox.deliverer import OnResult
 from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
@@ -190,10 +191,11 @@ class Engine:
         error, next try), given up (when, why) or held back (a test run's)."""
         return await self.store.deliveries(run_id)
 
-    def start_delivery(self) -> Deliverer:
-        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`."""
+    def start_delivery(self, on_result: OnResult | None = None) -> Deliverer:
+        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`;
+        `on_result` hears of each attempt (a console's activity log)."""
         if self.deliverer is None:
-            self.deliverer = Deliverer(self.store, self.org.notify, self.clock)
+            self.deliverer = Deliverer(self.store, self.org.notify, self.clock, on_result=on_result)
             self.deliverer.start()
         return self.deliverer
 
