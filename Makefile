@@ -14,10 +14,11 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
-# Static checks: style, import contracts (.importlinter), types (mypy, strict on engine/).
+# Static checks: style, declared dependencies (deptry), import contracts (.importlinter), types (mypy, strict on engine/).
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/deptry .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
 

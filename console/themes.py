@@ -1,4 +1,5 @@
-"""Colour themes as TOML files in `themes/`: one file per theme, loaded at start, picked at run time."""
+"""Colour themes as TOML files in `themes/` (shipped with the package): one file per theme, loaded at
+start, picked at run time."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-THEMES_DIR = Path(__file__).resolve().parents[1] / "themes"
+from console.resources import bundled
+
+THEMES_DIR = bundled("themes")
 DEFAULT_THEME = "harbor"
 _COLOURS = (
     "primary",

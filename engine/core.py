@@ -17,6 +17,7 @@ from typing import Any
 
 from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, SystemClock
+from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
@@ -49,8 +50,10 @@ class Engine:
         *,
         owns_evaluator: bool = False,
         ids: IdSource = new_id,
+        lock: FolderLock | None = None,
     ) -> None:
         self.store = store
+        self._folder_lock = lock
         self.org = org
         self.clock = clock
         self.files = files
@@ -88,6 +91,9 @@ class Engine:
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
+        The folder is owner-only and locked while the engine is open: a second engine on it gets
+        `DataFolderInUse` naming the first one's pid.
+
         The evaluator is `evaluator` when given (the caller closes it), else the one the org's
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
@@ -99,9 +105,14 @@ class Engine:
                 evaluator = build_evaluator(org.check)
             except CheckConfigError as exc:
                 raise ConfigError(str(exc)) from None
+        lock: FolderLock | None = None
         try:
+            prepare(data_dir)
+            lock = FolderLock.acquire(data_dir)
             store = await _open_store(data_dir)
         except BaseException:
+            if lock is not None:
+                lock.release()
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
@@ -112,7 +123,7 @@ class Engine:
                 await tx.set_meta(SECRET_KEY, secret)
         clock = clock or SystemClock()
         files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, lock=lock)
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -204,14 +215,16 @@ class Engine:
         try:
             if deliverer is not None:
                 await deliverer.aclose()
+            if self._owns_evaluator and self.evaluator is not None:
+                await self.evaluator.aclose()
         finally:
             try:
-                if self._owns_evaluator and self.evaluator is not None:
-                    await self.evaluator.aclose()
-            finally:
                 await self.store.close()
+            finally:
+                if self._folder_lock is not None:
+                    self._folder_lock.release()
 
 
 async def _open_store(data_dir: Path) -> Store:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_file(data_dir / DB_FILE)
     return await SqliteStore.open(data_dir / DB_FILE)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from engine.store.state import Notification, Run
@@ -90,6 +90,19 @@ class DerivedRows:
     """(item_id, step_id, assignee_kind, assignee, created_at, item_seq) for open work items."""
     timers: list[tuple[str, str, str]]
     """(at, kind, step_id)."""
+    overdue: list[str] = field(default_factory=list)
+    """Step ids of unfinished steps past their `due`."""
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """What an operator watches, counted from indexes: cheap enough for every metrics scrape."""
+
+    open_runs: int
+    open_work_items: int
+    overdue_steps: int
+    outbox_backlog: int
+    """Deliveries to `[[notify]]` targets not yet made: due, being tried, or waiting to be retried."""
 
 
 DeliveryState = Literal["pending", "delivered", "given_up", "test"]
@@ -186,3 +199,5 @@ class Store(Protocol):
         """Record how the attempt of a claimed delivery ended; False if the claim was no longer this
         owner's (it lapsed and another server took it), and nothing changed."""
         ...
+
+    async def counts(self) -> StoreCounts: ...

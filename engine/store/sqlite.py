@@ -26,11 +26,12 @@ from engine.store.base import (
     PersonWorkRow,
     RequestRecord,
     RunRow,
+    StoreCounts,
     VersionRecord,
 )
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -75,7 +76,15 @@ _MIGRATIONS: dict[int, str] = {
         sent_at TEXT);
     CREATE INDEX notifications_run ON notifications (run_id);
     """,
-    2: sqlite_outbox.MIGRATION,
+    2: """
+    CREATE TABLE overdue_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
+    INSERT INTO overdue_steps (run_id, step_id)
+        SELECT r.id, s.key FROM runs r, json_each(r.doc, '$.steps') s
+        WHERE r.state IN ('active', 'waiting') AND json_extract(s.value, '$.overdue')
+          AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
+    CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
+    """,
+    3: sqlite_outbox.MIGRATION,
 }
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
@@ -287,6 +296,15 @@ class SqliteStore:
     async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
         return await sqlite_outbox.record(self._outbox, delivery, owner, result)
 
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM runs WHERE state IN ('active', 'waiting')),"
+            " (SELECT COUNT(*) FROM work_items),"
+            " (SELECT COUNT(*) FROM overdue_steps),"
+            " (SELECT COUNT(*) FROM deliveries WHERE state = 'pending')"
+        )
+        return StoreCounts(*row)
+
 
 class SqliteTransaction:
     def __init__(self, conn: aiosqlite.Connection) -> None:
@@ -352,6 +370,14 @@ class SqliteTransaction:
             if before is None or before.work_items:
                 await c.execute("DELETE FROM work_items WHERE run_id = ?", (run.id,))
             await self._item_rows(run, derived, seq)
+        if before is None or before.overdue != derived.overdue:
+            if before is None or before.overdue:
+                await c.execute("DELETE FROM overdue_steps WHERE run_id = ?", (run.id,))
+            if derived.overdue:
+                await c.executemany(
+                    "INSERT INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
+                    [(run.id, sid) for sid in derived.overdue],
+                )
         if before is None or before.timers != derived.timers:
             if before is None or before.timers:
                 await c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))

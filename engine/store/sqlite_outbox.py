@@ -37,8 +37,8 @@ CREATE TABLE deliveries (
 CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
 CREATE INDEX deliveries_notification ON deliveries (notification_seq);
 """
-"""Schema 2: one outbox row per event (its recipients together), and a delivery per target. Version 1
-rows (one per recipient, never delivered) are kept as notifications of one recipient each."""
+"""Schema 3: one outbox row per event (its recipients together), and a delivery per target. Version 1
+and 2 rows (one per recipient, never delivered) are kept as notifications of one recipient each."""
 
 _NOTE_COLS = (
     "o.id, o.kind, o.run_id, o.process, o.step_id, o.recipients, o.at, o.test, o.work_item, o.outcome"

@@ -172,9 +172,9 @@ def test_a_taken_port_is_a_one_line_error() -> None:
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--port", "0"], "--host and --port are for --web"),
+        (["--host", "0.0.0.0"], "--host is for --web"),
         (["--web", "--headless"], "--web shows the live demo; it takes neither --headless nor --runs"),
-        (["--web", "--port", "70000"], "--port must be between 0 and 65535"),
+        (["--web", "--runs", "3"], "--web shows the live demo; it takes neither --headless nor --runs"),
     ],
 )
 def test_web_options_are_checked(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:

@@ -28,6 +28,7 @@ from engine.notify import NotifyTarget
 from engine.org import OrgConfig
 from engine.outbox import Deliverer, RetryPolicy
 from engine.store.base import Delivery
+from engine.store.sqlite import SqliteStore
 from tests.engine.engine_support import MIRA, OPS, call, make_org, ok, publish, start
 from tests.support.ports import free_port
 
@@ -330,20 +331,26 @@ async def test_a_claim_whose_owner_vanished_is_taken_again_when_its_lease_ends(
 async def test_two_servers_on_one_database_deliver_each_notification_once(
     tmp_path: Path, clock: ManualClock, receiver: Receiver, deliverers: list[Deliverer]
 ) -> None:
+    # One engine owns a SQLite data folder (its lock); the second server's deliverer is a second store
+    # on the same database file, which is all a deliverer uses.
     org = org_with(NotifyTarget(receiver.url("/h"), ("new_work",)))
-    first = await open_engine(tmp_path, org, clock)
-    second = await Engine.open(tmp_path / "data", org, clock=clock)
+    engine = await open_engine(tmp_path, org, clock)
     try:
-        runs = [(await start(first, "chase", {}, who=MIRA))["run"]["id"] for _ in range(24)]
-        a = deliverer_for(deliverers, first, clock, batch=5)
-        b = deliverer_for(deliverers, second, clock, batch=5)
-        rounds = [await asyncio.gather(a.run_once(), b.run_once()) for _ in range(4)]
-        rows = await second.deliveries()
+        other = await SqliteStore.open(tmp_path / "data" / "engine.db")
+        try:
+            runs = [(await start(engine, "chase", {}, who=MIRA))["run"]["id"] for _ in range(24)]
+            a = deliverer_for(deliverers, engine, clock, batch=5)
+            b = Deliverer(other, org.notify, clock, policy=RetryPolicy(batch=5))
+            deliverers.append(b)
+            rounds = [await asyncio.gather(a.run_once(), b.run_once()) for _ in range(4)]
+            rows = await other.deliveries()
+        finally:
+            await deliverers.pop().aclose()
+            await other.close()
     finally:
-        await second.close()
-        await first.close()
-    by_a = [d.notification.run_id for d, _ in (pair for round_ in rounds for pair in round_[0])]
-    by_b = [d.notification.run_id for d, _ in (pair for round_ in rounds for pair in round_[1])]
+        await engine.close()
+    by_a = [d.notification.run_id for round_ in rounds for d, _ in round_[0]]
+    by_b = [d.notification.run_id for round_ in rounds for d, _ in round_[1]]
     assert sorted(by_a + by_b) == sorted(runs)
     assert by_a and by_b, "both servers took a share"
     assert [(d.state, d.attempts) for d in rows] == [("delivered", 1)] * 24

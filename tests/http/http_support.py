@@ -15,6 +15,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from engine.org import OrgConfig
+from tests.support.envelopes import output_problems
 from tests.support.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"
@@ -98,6 +99,7 @@ def ok(envelope: dict[str, Any], tool: str) -> Any:
     assert envelope["ok"] is True, envelope
     problems = [f"{list(e.path)}: {e.message}" for e in RESULT_VALIDATORS[tool].iter_errors(envelope["data"])]
     assert problems == [], problems
+    assert output_problems(tool, envelope) == [], f"{tool}: the published output schema refuses its result"
     return envelope["data"]
 
 
@@ -107,6 +109,7 @@ def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) ->
     assert envelope["ok"] is False
     error = envelope["error"]
     assert [e.message for e in ERROR_VALIDATOR.iter_errors(error)] == []
+    assert output_problems("describe", envelope) == [], "the published output schema refuses an error"
     assert error["code"] == code, error
     if issues is not None:
         assert error.get("issues") == issues, error
