@@ -121,6 +121,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     except BaseException:
         sock.close()
         raise
+    engine.start_delivery()
     notices: list[str] = []
     if not await engine.store.list_latest_versions(None, 1):
         if sample_folders(samples):

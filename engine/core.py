@@ -23,7 +23,9 @@ from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import ConfigError, OrgConfig
-from engine.store.base import Store, VersionRecord
+from engine.outbox import Deliverer
+from engine.outbox.deliverer import OnResult
+from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -74,6 +76,7 @@ class Engine:
             ids=ids,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self.deliverer: Deliverer | None = None
 
     @classmethod
     async def open(
@@ -190,11 +193,28 @@ class Engine:
             await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        """The outbox (overdue notices); test runs' entries are marked and never delivered."""
+        """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
+        and never delivered."""
         return await self.store.notifications(run_id)
 
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        """Every delivery of the outbox to a `[[notify]]` target: delivered, pending (attempts, last
+        error, next try), given up (when, why) or held back (a test run's)."""
+        return await self.store.deliveries(run_id)
+
+    def start_delivery(self, on_result: OnResult | None = None) -> Deliverer:
+        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`;
+        `on_result` hears of each attempt (a console's activity log)."""
+        if self.deliverer is None:
+            self.deliverer = Deliverer(self.store, self.org.notify, self.clock, on_result=on_result)
+            self.deliverer.start()
+        return self.deliverer
+
     async def close(self) -> None:
+        deliverer, self.deliverer = self.deliverer, None
         try:
+            if deliverer is not None:
+                await deliverer.aclose()
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
         finally:

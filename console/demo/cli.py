@@ -36,6 +36,7 @@ EPILOG = (
     "examples:\n"
     "  apc demo\n"
     "  apc demo --speed 120 --seed 7\n"
+    "  apc demo --web --port 0\n"
     "  apc demo --headless --runs 20"
 )
 DEFAULT_SPEED = 90.0
@@ -61,9 +62,14 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--port",
         type=port_number,
         metavar="N",
-        help="port of the demo's MCP endpoint on 127.0.0.1, 0 for any free one (default: first free from 8765)",
+        help="port of the demo's MCP endpoint on 127.0.0.1, 0 for any free one (default: first free from 8765);"
+        " with --web, the port of the page (default 8000), and the endpoint takes the first free from 8765",
     )
     parser.add_argument("--headless", action="store_true", help="no console: progress lines and a summary")
+    parser.add_argument(
+        "--web", action="store_true", help="serve the console in a browser instead, one console per tab"
+    )
+    parser.add_argument("--host", metavar="H", help="--web: address the page listens on (default 127.0.0.1)")
     parser.add_argument(
         "--runs",
         type=int,
@@ -99,6 +105,10 @@ def check(args: argparse.Namespace) -> str | None:
         return "--agents must be between 1 and 6"
     if args.time_limit <= 0:
         return "--time-limit must be positive"
+    if args.web and (args.headless or args.runs is not None):
+        return "--web shows the live demo; it takes neither --headless nor --runs"
+    if not args.web and args.host is not None:
+        return "--host is for --web"
     return None
 
 
@@ -111,6 +121,12 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
     if not sample_folders(settings.samples):
         print(f"apc demo: error: {no_samples(settings.samples)}", file=sys.stderr)
         return 1
+    if args.web:
+        from console.demo.web import DEFAULT_PORT, run_web
+
+        args.host = args.host or "127.0.0.1"
+        args.port = DEFAULT_PORT if args.port is None else args.port
+        return run_web(args, settings.speed)
     try:
         if args.headless:
             report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))

@@ -183,7 +183,9 @@ class DemoSystem:
         return self.org.operator
 
     def start(self) -> None:
-        """Start every background part: timers, agents, people, events and the stream of runs."""
+        """Start every background part: timers, notification delivery, agents, people, events and the
+        stream of runs."""
+        self.engine.start_delivery()
         self._spawn("tick", self._tick())
         for agent in self.agents:
             self._spawn(f"agent {agent.name}", agent.run())

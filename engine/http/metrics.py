@@ -69,7 +69,9 @@ class Metrics:
             registry=self.registry,
         )
         self.outbox = Gauge(
-            "apc_outbox_backlog", "Notifications of live runs not yet delivered.", registry=self.registry
+            "apc_outbox_backlog",
+            "Notifications not yet delivered to their [[notify]] targets.",
+            registry=self.registry,
         )
 
     def label(self, tool: str) -> str:

@@ -198,6 +198,7 @@ async def serve(
     try:
         if not await _publish(engine):
             return EXIT_CONFIG
+        engine.start_delivery()
         allowed = [*options.allow_host, *_public_host(options.public_url)]
         try:
             server = await start_server(

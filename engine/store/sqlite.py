@@ -9,15 +9,18 @@ plus index tables recomputed from it on every save; every query below is served 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from engine.store import sqlite_outbox
 from engine.store.base import (
     AgentWorkRow,
+    AttemptResult,
+    Delivery,
     DerivedRows,
     FileRecord,
     PersonWorkRow,
@@ -28,7 +31,7 @@ from engine.store.base import (
 )
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -81,6 +84,7 @@ _MIGRATIONS: dict[int, str] = {
           AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
     CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
     """,
+    3: sqlite_outbox.MIGRATION,
 }
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
@@ -96,18 +100,25 @@ async def connect(path: Path) -> aiosqlite.Connection:
 
 
 class SqliteStore:
-    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+    def __init__(
+        self, writer: aiosqlite.Connection, reader: aiosqlite.Connection, outbox: aiosqlite.Connection
+    ) -> None:
         self._w = writer
         self._r = reader
+        self._outbox = outbox
+        """The deliverers' own connection: claiming and recording deliveries never waits on (or holds
+        up) the engine's writer beyond SQLite's own write lock."""
 
     @classmethod
     async def open(cls, path: Path) -> SqliteStore:
         writer = await connect(path)
         await _migrate(writer)
         reader = await connect(path)
-        return cls(writer, reader)
+        outbox = await connect(path)
+        return cls(writer, reader, outbox)
 
     async def close(self) -> None:
+        await self._outbox.close()
         await self._r.close()
         await self._w.close()
 
@@ -274,16 +285,23 @@ class SqliteStore:
         return [r[0] for r in rows]
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        sql = "SELECT run_id, step_id, kind, recipient, at, test FROM notifications"
-        rows = await (self._all(sql + " WHERE run_id = ? ORDER BY id", run_id) if run_id else self._all(sql))
-        return [Notification(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+        return await sqlite_outbox.notifications(self._r, run_id)
+
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        return await sqlite_outbox.deliveries(self._r, run_id)
+
+    async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
+        return await sqlite_outbox.claim(self._outbox, owner, now, lease_until, limit)
+
+    async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+        return await sqlite_outbox.record(self._outbox, delivery, owner, result)
 
     async def counts(self) -> StoreCounts:
         row = await self._one(
             "SELECT (SELECT COUNT(*) FROM runs WHERE state IN ('active', 'waiting')),"
             " (SELECT COUNT(*) FROM work_items),"
             " (SELECT COUNT(*) FROM overdue_steps),"
-            " (SELECT COUNT(*) FROM notifications WHERE sent_at IS NULL AND test = 0)"
+            " (SELECT COUNT(*) FROM deliveries WHERE state = 'pending')"
         )
         return StoreCounts(*row)
 
@@ -438,11 +456,10 @@ class SqliteTransaction:
             ),
         )
 
-    async def add_notifications(self, notes: list[Notification]) -> None:
-        await self._c.executemany(
-            "INSERT INTO notifications (run_id, step_id, kind, recipient, at, test) VALUES (?, ?, ?, ?, ?, ?)",
-            [(n.run_id, n.step_id, n.kind, n.recipient, n.at, int(n.test)) for n in notes],
-        )
+    async def add_notifications(
+        self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+    ) -> None:
+        await sqlite_outbox.insert(self._c, notes, deliver_to)
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))

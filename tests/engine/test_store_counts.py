@@ -7,8 +7,11 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.notify import NotifyTarget
 from engine.store.base import StoreCounts
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
 
@@ -36,8 +39,9 @@ Prepare, then approve.
 
 
 async def test_counts_follow_runs_items_overdue_steps_and_unsent_notices(
-    engine: Engine, clock: ManualClock, tmp_path: Path
+    engine: Engine, clock: ManualClock, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.setattr(engine.org, "notify", (NotifyTarget("https://hooks.example.com/apc", ("overdue",)),))
     await publish(engine, tmp_path, CHAIN, {"finance-approver": "g_finance"})
     live = [(await start(engine, "chain", {"subject": str(n)}))["run"]["id"] for n in range(2)]
     await start(engine, "chain", {"subject": "t"}, mode="test")
@@ -72,7 +76,12 @@ async def test_an_older_data_folder_gets_its_overdue_steps_counted(tmp_path: Pat
     db = sqlite3.connect(data / "engine.db")
     try:
         db.executescript(
-            "DROP TABLE overdue_steps; DROP INDEX notifications_unsent; DELETE FROM schema_version WHERE version = 2;"
+            "DROP TABLE overdue_steps; DROP TABLE deliveries; DROP TABLE outbox;"
+            "CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
+            " step_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL,"
+            " test INTEGER NOT NULL, sent_at TEXT);"
+            "CREATE INDEX notifications_run ON notifications (run_id);"
+            "DELETE FROM schema_version WHERE version >= 2;"
         )
     finally:
         db.close()
