@@ -2,21 +2,34 @@ PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
+CONSTRAINTS := constraints.txt
 
-.PHONY: test demo lint bench clean
+.PHONY: test soak check demo lint bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 
-$(STAMP): pyproject.toml | $(BIN)/python
-	$(BIN)/pip install --quiet -e '.[test]'
+$(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
+	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
-test: $(STAMP)
+# Static checks: style, declared dependencies (deptry), import contracts (.importlinter), types (mypy, strict
+# on engine/), and the wire types in console/client/wire.py against the core-2 schemas they come from.
+check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/deptry .
+	$(BIN)/lint-imports --no-cache
+	$(BIN)/mypy
+	$(BIN)/python tools/wire_types.py --check
+
+test: check
 	$(BIN)/pytest
+
+# Long variants (crash loops, big fuzz runs, large seeds); CI does not run them.
+soak: $(STAMP)
+	$(BIN)/pytest -m soak -n 0
 
 demo: $(STAMP)
 	$(BIN)/apc demo
@@ -24,5 +37,14 @@ demo: $(STAMP)
 bench: $(STAMP)
 	for f in bench/*.py; do $(BIN)/python $$f || exit 1; done
 
+# Refresh the pinned versions with pip's own resolver: a fresh venv, the ranges of pyproject.toml, freeze.
+lock:
+	rm -rf .lock-venv
+	$(PYTHON) -m venv .lock-venv
+	.lock-venv/bin/pip install --quiet --upgrade pip
+	.lock-venv/bin/pip install --quiet -e '.[test]'
+	.lock-venv/bin/pip freeze --exclude-editable | grep -v '^-e ' > $(CONSTRAINTS)
+	rm -rf .lock-venv
+
 clean:
-	rm -rf $(VENV) .pytest_cache .ruff_cache
+	rm -rf $(VENV) .pytest_cache .ruff_cache .mypy_cache

@@ -23,13 +23,14 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.auth import OrgConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
-from engine.runtime.machine import Machine, new_id
-from engine.runtime.state import Run
-from engine.store.derive import derive
+from engine.ids import new_id
+from engine.org import OrgConfig
+from engine.runtime.derive import derive
+from engine.runtime.machine import Machine
+from engine.store.state import Run
 from engine.tools.context import canonical
 
 AGENT_FIRST = """

@@ -19,10 +19,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from engine.auth import OrgConfig
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.identity import agent
+from engine.org import OrgConfig
 from engine.store.sqlite import connect
 
 PROCESS = """

@@ -29,13 +29,13 @@ from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, Streamable
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from engine.auth import OrgConfig
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.http.app import MCP_PATH, first_free_port, serve_asgi, start_server
 from engine.http.client import McpHttpClient
 from engine.http.endpoint import result_of
 from engine.identity import person
+from engine.org import OrgConfig
 
 PROCESS = """
 ---

@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
-from engine import tokens
 from engine.document import PROCESS_FILE, Loaded, load_path
 from engine.http import serve
+from engine.org import new_token, token_digest
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -118,13 +118,15 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     description=(
         f"Check each {PROCESS_FILE} (or process folder) against spec §2 and the parallel and check\n"
         "profiles, and report every issue at once, one per line as 'path: message'.\n"
-        "A valid document also shows its content hash and the profiles it needs."
+        "A valid document also shows its content hash and the profiles it needs.\n"
+        "Other files (a README, files that are not .md) are skipped with a note on stderr."
     ),
     epilog=(
         "exit status:\n"
         "  0  every document is valid\n"
         "  1  at least one document has issues\n"
-        "  2  usage error: no path given, or a path that does not exist or cannot be read\n\n"
+        "  2  usage error: no path given, a path that does not exist or cannot be read, or\n"
+        "     nothing left to validate once the skipped files are set aside\n\n"
         "examples:\n"
         "  apc validate sample_processes/*\n"
         "  apc validate --json path/to/PROCESS.md"
@@ -135,13 +137,33 @@ def validate_command(args: argparse.Namespace) -> int:
     paths: list[Path] = args.paths
     for path in paths:
         _require_readable(path)
-    results = [(path, load_path(path)) for path in paths]
+    skipped = 0
+    for path in paths:
+        reason = not_a_process(path)
+        if reason is not None:
+            print(f"apc validate: skipped {path}: {reason}", file=sys.stderr)
+            skipped += 1
+    if skipped == len(paths):
+        raise UsageError("nothing to validate: every path was skipped")
+    results = [(path, load_path(path)) for path in paths if not_a_process(path) is None]
     if args.json:
         json.dump([_json_result(path, loaded) for path, loaded in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _print_results(results, sys.stdout)
+        _print_results(results, sys.stdout, skipped)
     return EXIT_OK if all(loaded.ok for _, loaded in results) else EXIT_INVALID
+
+
+def not_a_process(path: Path) -> str | None:
+    """Why a path is no process document, or None. A glob such as `sample_processes/*` also matches
+    a folder's README and data files: those are skipped, and say so, rather than failing."""
+    if path.is_dir() or path.name == PROCESS_FILE:
+        return None
+    if path.name.lower() == "readme.md":
+        return "a README, not a process document"
+    if path.suffix.lower() != ".md":
+        return f"not a {PROCESS_FILE} or .md file"
+    return None
 
 
 def _require_readable(path: Path) -> None:
@@ -168,7 +190,7 @@ def _json_result(path: Path, loaded: Loaded) -> dict[str, object]:
     }
 
 
-def _print_results(results: list[tuple[Path, Loaded]], out: TextIO) -> None:
+def _print_results(results: list[tuple[Path, Loaded]], out: TextIO, skipped: int = 0) -> None:
     for path, loaded in results:
         if loaded.ok:
             profiles = ", ".join(sorted(loaded.profiles)) or "none"
@@ -180,9 +202,11 @@ def _print_results(results: list[tuple[Path, Loaded]], out: TextIO) -> None:
         out.write(f"{path}: invalid: {count} issue{'s' if count != 1 else ''}\n")
         for issue in loaded.issues:
             out.write(f"  {issue}\n")
-    if len(results) > 1:
+    if len(results) > 1 or skipped:
         valid = sum(1 for _, loaded in results if loaded.ok)
-        out.write(f"{valid} valid, {len(results) - valid} invalid\n")
+        out.write(
+            f"{valid} valid, {len(results) - valid} invalid{f', {skipped} skipped' if skipped else ''}\n"
+        )
 
 
 command(
@@ -192,7 +216,26 @@ command(
     epilog=serve.EPILOG,
     arguments=serve.add_arguments,
 )(serve.run)
-command("token", help=tokens.HELP, description=tokens.DESCRIPTION, arguments=tokens.add_arguments)(tokens.run)
+
+
+def _token_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument("action", choices=["new"], help="new: print a fresh token and its config line")
+
+
+@command(
+    "token",
+    help="make a credential: 'apc token new' prints a token and its config line",
+    description=(
+        "Print a fresh random bearer token, then the token_sha256 line to put in the org config entry\n"
+        "([[people]] or [[agents]]) of whoever receives it. The token is shown once; the config keeps only\n"
+        "its digest, so a leaked config file does not leak a working credential."
+    ),
+    arguments=_token_arguments,
+)
+def token_command(args: argparse.Namespace) -> int:
+    token = new_token()
+    sys.stdout.write(f'token: {token}\ntoken_sha256 = "{token_digest(token)}"\n')
+    return EXIT_OK
 
 
 if __name__ == "__main__":

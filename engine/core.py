@@ -15,16 +15,19 @@ import secrets
 from pathlib import Path
 from typing import Any
 
-from engine.auth import ConfigError, OrgConfig
 from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, SystemClock
+from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
-from engine.runtime.state import Notification, stamp
-from engine.store.base import VersionRecord
+from engine.org import ConfigError, OrgConfig
+from engine.outbox import Deliverer
+from engine.outbox.deliverer import OnResult
+from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
+from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Call, Context, machine_for, save
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
@@ -39,7 +42,7 @@ SECRET_KEY = "file_url_secret"
 class Engine:
     def __init__(
         self,
-        store: SqliteStore,
+        store: Store,
         org: OrgConfig,
         clock: Clock,
         files: Files,
@@ -47,8 +50,10 @@ class Engine:
         *,
         owns_evaluator: bool = False,
         ids: IdSource = new_id,
+        lock: FolderLock | None = None,
     ) -> None:
         self.store = store
+        self._folder_lock = lock
         self.org = org
         self.clock = clock
         self.files = files
@@ -71,6 +76,7 @@ class Engine:
             ids=ids,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self.deliverer: Deliverer | None = None
 
     @classmethod
     async def open(
@@ -85,6 +91,9 @@ class Engine:
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
+        The folder is owner-only and locked while the engine is open: a second engine on it gets
+        `DataFolderInUse` naming the first one's pid.
+
         The evaluator is `evaluator` when given (the caller closes it), else the one the org's
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
@@ -96,9 +105,14 @@ class Engine:
                 evaluator = build_evaluator(org.check)
             except CheckConfigError as exc:
                 raise ConfigError(str(exc)) from None
+        lock: FolderLock | None = None
         try:
+            prepare(data_dir)
+            lock = FolderLock.acquire(data_dir)
             store = await _open_store(data_dir)
         except BaseException:
+            if lock is not None:
+                lock.release()
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
@@ -109,7 +123,7 @@ class Engine:
                 await tx.set_meta(SECRET_KEY, secret)
         clock = clock or SystemClock()
         files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, lock=lock)
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -179,17 +193,38 @@ class Engine:
             await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        """The outbox (overdue notices); test runs' entries are marked and never delivered."""
+        """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
+        and never delivered."""
         return await self.store.notifications(run_id)
 
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        """Every delivery of the outbox to a `[[notify]]` target: delivered, pending (attempts, last
+        error, next try), given up (when, why) or held back (a test run's)."""
+        return await self.store.deliveries(run_id)
+
+    def start_delivery(self, on_result: OnResult | None = None) -> Deliverer:
+        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`;
+        `on_result` hears of each attempt (a console's activity log)."""
+        if self.deliverer is None:
+            self.deliverer = Deliverer(self.store, self.org.notify, self.clock, on_result=on_result)
+            self.deliverer.start()
+        return self.deliverer
+
     async def close(self) -> None:
+        deliverer, self.deliverer = self.deliverer, None
         try:
+            if deliverer is not None:
+                await deliverer.aclose()
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
         finally:
-            await self.store.close()
+            try:
+                await self.store.close()
+            finally:
+                if self._folder_lock is not None:
+                    self._folder_lock.release()
 
 
-async def _open_store(data_dir: Path) -> SqliteStore:
-    data_dir.mkdir(parents=True, exist_ok=True)
+async def _open_store(data_dir: Path) -> Store:
+    private_file(data_dir / DB_FILE)
     return await SqliteStore.open(data_dir / DB_FILE)

@@ -13,10 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.auth import OrgConfig, ServerSettings
 from engine.check import CheckConfig
 from engine.identity import Identity
-from engine.tokens import new_token
+from engine.org import OrgConfig, ServerSettings, new_token
 
 ROLES = ("finance-approver", "ops-lead", "security-reviewer", "hr-partner", "legal-counsel", "support-lead")
 OPERATOR = "operator@example.com"

@@ -24,9 +24,9 @@ from console.demo.org import DemoOrg
 from console.demo.pace import Pace
 from console.demo.revise import Context, check_lines, edited_output, named_fields
 from console.demo.work import Where, draft, evidence_items, summary
-from engine.auth import OPERATORS_GROUP
 from engine.document.fields import parse_fields
 from engine.identity import Identity
+from engine.org import OPERATORS_GROUP
 
 REJECT_NOTES = (
     "The figures do not match the source record; check them again before I sign off.",

@@ -117,7 +117,7 @@ def parse_check_config(table: Mapping[str, Any] | None, config_file: Path) -> Ch
     kind = table.get("evaluator")
     if kind not in (None, "openai", "scripted"):
         raise CheckConfigError(f"check.evaluator: must be 'openai' or 'scripted', got {kind!r}")
-    own = {"openai": _OPENAI_KEYS, "scripted": _SCRIPTED_KEYS}.get(kind, ())
+    own = {"openai": _OPENAI_KEYS, "scripted": _SCRIPTED_KEYS}.get(str(kind), ())
     for key in (*_OPENAI_KEYS, *_SCRIPTED_KEYS):
         if key in table and key not in own:
             used = f"with check.evaluator = {kind!r}" if kind else "without check.evaluator"
@@ -135,7 +135,7 @@ def build_evaluator(config: CheckConfig, env: Mapping[str, str] | None = None) -
     """The configured evaluator, or None when there is none. Raises `CheckConfigError`.
 
     `env` defaults to the process environment; tests pass their own. The evaluators are imported
-    here, not at the top: `engine.auth` imports this module, every `apc` command imports that, and
+    here, not at the top: `engine.org` imports this module, every `apc` command imports that, and
     only a server needs an HTTP client.
     """
     from engine.check.openai import OpenAIEvaluator

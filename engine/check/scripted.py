@@ -146,11 +146,11 @@ def parse_answers(text: str, source: str) -> tuple[float, float, Entries]:
         raise CheckConfigError(f"{source}: answer: must be an array of tables, written [[answer]]")
     entries: Entries = {}
     for i, table in enumerate(tables):
-        key, entry = _entry(f"{source}: answer[{i}]", table)
-        same = entries.setdefault(key, [])
+        entry_key, entry = _entry(f"{source}: answer[{i}]", table)
+        same = entries.setdefault(entry_key, [])
         if any(other.when == entry.when for other in same):
             raise CheckConfigError(
-                f"{source}: answer[{i}]: a second answer for {key[2]!r} in {key[0]}.{key[1]}"
+                f"{source}: answer[{i}]: a second answer for {entry_key[2]!r} in {entry_key[0]}.{entry_key[1]}"
                 + (" with the same when" if entry.when else "")
             )
         same.append(entry)

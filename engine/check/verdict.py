@@ -96,7 +96,8 @@ class Verdict:
         """What the runtime does with the submission. An advisory verdict never blocks, even `error`."""
         if self.advisory or self.verdict == "pass":
             return "complete"
-        return {"fail": "not_accepted", "unsure": "escalate", "error": "retry"}[self.verdict]
+        effects: dict[VerdictKind, Effect] = {"fail": "not_accepted", "unsure": "escalate", "error": "retry"}
+        return effects[self.verdict]
 
     def wire(self) -> dict[str, Any]:
         """The check-verdict shape: for `steps.<id>.check`, `handoff.check` and `escalation.check`."""

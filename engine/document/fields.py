@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, date, datetime, timedelta, timezone
 from typing import Any
 
-from engine.document.model import FIELD_TYPES, Field, Issue
+from engine.document.model import FIELD_TYPES, Field, Issue, is_field_type
 
 _FIELD_KEYS = ("type", "description", "optional", "one_of", "items")
 _NO_ONE_OF = ("list", "object")
@@ -164,7 +164,7 @@ def parse_fields(declared: Any, path: str) -> tuple[tuple[Field, ...], list[Issu
 def parse_field(name: str, declaration: Any, path: str) -> tuple[Field | None, list[Issue]]:
     """One declaration: a type name, or `{type, description?, optional?, one_of?, items?}`."""
     if isinstance(declaration, str):
-        if declaration in FIELD_TYPES:
+        if is_field_type(declaration):
             return Field(name=name, type=declaration, declared=declaration), []
         return None, [Issue(path, _unknown_type(declaration))]
     if not isinstance(declaration, dict):
@@ -217,7 +217,7 @@ def _parse_one_of(
         ]
     if not isinstance(choices, list) or not choices:
         return None, [Issue(path, "expected a non-empty list")]
-    if type_name is None:
+    if not is_field_type(type_name):
         return None, []
     probe = Field(name="", type=type_name)
     issues = [

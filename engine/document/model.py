@@ -7,24 +7,30 @@ owns every rule, these classes only carry what it accepted.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard, get_args
 
 FieldType = Literal["string", "number", "boolean", "date", "datetime", "list", "object", "person"]
-FIELD_TYPES: tuple[str, ...] = ("string", "number", "boolean", "date", "datetime", "list", "object", "person")
+FIELD_TYPES: tuple[FieldType, ...] = get_args(FieldType)
 
 StepKind = Literal["agent", "task", "approve", "wait", "wait_until", "wait_for", "finish", "parallel"]
-STEP_KINDS: tuple[str, ...] = (
-    "agent",
-    "task",
-    "approve",
-    "wait",
-    "wait_until",
-    "wait_for",
-    "finish",
-    "parallel",
-)
+STEP_KINDS: tuple[StepKind, ...] = get_args(StepKind)
 
 EvidenceKind = Literal["file", "link"]
+EVIDENCE_KINDS: tuple[EvidenceKind, ...] = get_args(EvidenceKind)
+
+
+def is_field_type(value: object) -> TypeGuard[FieldType]:
+    return value in FIELD_TYPES
+
+
+def is_step_kind(value: object) -> TypeGuard[StepKind]:
+    return value in STEP_KINDS
+
+
+def is_evidence_kind(value: object) -> TypeGuard[EvidenceKind]:
+    return value in EVIDENCE_KINDS
+
+
 QuestionKind = Literal["yes_no", "choice", "rubric"]
 
 JOIN = "join"

@@ -240,6 +240,7 @@ class _Builder:
         try:
             if is_list:
                 return [self.build(item, f"{path}[{i}]", depth + 1) for i, item in enumerate(node.value)]
+            assert isinstance(node, MappingNode)
             return self.mapping(node, path, depth)
         finally:
             self.expanding.discard(id(node))

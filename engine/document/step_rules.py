@@ -15,7 +15,17 @@ from typing import Any
 from engine.document import fields as field_rules
 from engine.document.check_rules import check_questions
 from engine.document.durations import DURATION_FORM, parse_duration
-from engine.document.model import FIELD_TYPES, JOIN, STEP_KINDS, CheckQuestion, Field, Route
+from engine.document.model import (
+    FIELD_TYPES,
+    JOIN,
+    STEP_KINDS,
+    CheckQuestion,
+    EvidenceKind,
+    Field,
+    Route,
+    StepKind,
+    is_evidence_kind,
+)
 from engine.document.wording import STEP_ID_PATTERN, Report, article, is_text, join, show
 
 ALLOWED_KEYS: dict[str, frozenset[str]] = {
@@ -42,7 +52,6 @@ APPLIES_TO = {
     "check": "agent and task steps",
     "advisory": "agent and task steps, beside check",
 }
-EVIDENCE_KINDS = ("file", "link")
 ROUTE_KEYS = ("to", "when")
 INITIATOR = "initiator"
 _OUTPUT_PATH = re.compile(r"steps\.([^.]+)\.output\.(.+)", re.DOTALL)
@@ -67,10 +76,10 @@ class StepInfo:
     id: str | None
     """Set only when the id is valid and unique: only then is the step addressable by id."""
     label: str
-    kind: str | None = None
+    kind: StepKind | None = None
     written_next: bool = False
     output: tuple[Field, ...] | None = None
-    evidence: tuple[str, ...] | None = None
+    evidence: tuple[EvidenceKind, ...] | None = None
     routes: tuple[Route, ...] | None = None
     check: tuple[CheckQuestion, ...] | None = None
 
@@ -264,9 +273,9 @@ class _StepReader:
         if not isinstance(value, list):
             self.report.add(path, f"must be a list of evidence kinds (file, link), not {show(value)}")
             return
-        kinds: list[str] = []
+        kinds: list[EvidenceKind] = []
         for i, kind in enumerate(value):
-            if not isinstance(kind, str) or kind not in EVIDENCE_KINDS:
+            if not is_evidence_kind(kind):
                 self.report.add(f"{path}[{i}]", f"{show(kind)} is not an evidence kind (file or link)")
             elif kind in kinds:
                 self.report.add(f"{path}[{i}]", f"{show(kind)} is listed twice")

@@ -179,7 +179,7 @@ def _step(info: StepInfo, table: StepTable) -> Step:
         successor = table.infos[info.index + 1].id
     return Step(
         id=info.id,
-        kind=kind,  # type: ignore[arg-type]
+        kind=kind,
         value=value,
         output=info.output if "output" in raw else None,
         evidence=info.evidence if "evidence" in raw else None,

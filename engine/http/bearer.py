@@ -13,9 +13,9 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from pydantic import ConfigDict
 
-from engine.auth import OrgConfig
 from engine.http.oauth import OAuthVerifier
 from engine.identity import Identity
+from engine.org import OrgConfig
 
 
 class IdentityToken(AccessToken):
@@ -35,7 +35,7 @@ class IdentityVerifier:
     async def verify_token(self, token: str) -> AccessToken | None:
         identity = self.org.identity_for_token(token)
         if identity is None and self.oauth is not None and token.count(".") == 2:
-            identity = self.oauth.identity(token, self.org)
+            identity = await self.oauth.identity(token, self.org)
         if identity is None:
             return None
         return IdentityToken(

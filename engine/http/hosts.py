@@ -16,21 +16,13 @@ from mcp.server.transport_security import TransportSecurityMiddleware, Transport
 from starlette.requests import Request
 from starlette.types import ASGIApp, Receive, Scope, Send
 
+from engine.net import is_loopback
+
 ANY_HOST = "*"
 """An `allowed_hosts` entry that turns the checks off, for a server behind a proxy that checks hosts."""
 
 _LOOPBACK_NAMES = ("127.0.0.1", "localhost", "[::1]")
 _WILDCARD_BINDS = ("0.0.0.0", "::", "")
-
-
-def is_loopback(host: str) -> bool:
-    """True for a bind address only this machine can reach."""
-    if host == "localhost":
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
 
 
 def _host_name(host: str) -> str:

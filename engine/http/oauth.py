@@ -6,112 +6,38 @@ as audience and the configured issuer. The token then maps to exactly one identi
 knows: an agent by `agent_claim` (checked first, so an agent client never passes as a person, spec §6
 rule 4), otherwise a person by `email` (listed in `[[people]]` or as a group member). Why a token was refused is logged, never told to the caller.
 
-The `[oauth]` table lives in the org config TOML; `engine.auth.OrgConfig.load` reads the file and
-hands the table to `parse_oauth`.
+The `[oauth]` table lives in the org config TOML and is parsed with it (`engine.org`); this module
+holds only the verifier.
 """
 
 from __future__ import annotations
 
 import json
 import logging
-from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
-from urllib.parse import urlsplit
 
-import httpx
 import jwt
 
-from engine.auth import ConfigError, OrgConfig
-from engine.http.hosts import is_loopback
+from engine.http.jwks import KeySet
 from engine.identity import Identity
+from engine.org import ConfigError, OAuthConfig, OrgConfig
 
 log = logging.getLogger("apc.oauth")
 
-OAUTH_KEYS = frozenset({"issuer", "audience", "jwks_file", "jwks_url", "agent_claim"})
-SIGNING_ALGORITHMS = frozenset(
-    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
-)
-"""Public-key algorithms only: a shared-secret (`HS*`) or `none` token is never accepted."""
 LEEWAY_SECONDS = 30
 """Clock skew tolerated between the identity provider and this server on `exp`, `nbf` and `iat`."""
-JWKS_FETCH_SECONDS = 10.0
-
-
-@dataclass(frozen=True)
-class OAuthConfig:
-    issuer: str
-    audience: str
-    jwks_file: Path | None = None
-    jwks_url: str | None = None
-    agent_claim: str | None = None
-
-
-def load_org(path: Path) -> tuple[OrgConfig, OAuthConfig | None]:
-    """The org config and its `[oauth]` table, from one TOML file (`OrgConfig.load` reads both)."""
-    org = OrgConfig.load(path)
-    return org, org.oauth
-
-
-def parse_oauth(raw: object, *, base: Path) -> OAuthConfig:
-    """Check the `[oauth]` table; a relative `jwks_file` is relative to the config file's folder."""
-    if not isinstance(raw, dict):
-        raise ConfigError("oauth: expected a table ([oauth])")
-    for key in raw:
-        if key not in OAUTH_KEYS:
-            raise ConfigError(f"oauth.{key}: unknown key (allowed: {', '.join(sorted(OAUTH_KEYS))})")
-    values: dict[str, str] = {}
-    for key in ("issuer", "audience", "jwks_file", "jwks_url", "agent_claim"):
-        value = raw.get(key)
-        if value is None:
-            continue
-        if not isinstance(value, str) or not value.strip():
-            raise ConfigError(f"oauth.{key}: expected a non-empty string")
-        values[key] = value.strip()
-    for key in ("issuer", "audience"):
-        if key not in values:
-            raise ConfigError(f"oauth.{key}: required, a non-empty string")
-    if ("jwks_file" in values) == ("jwks_url" in values):
-        raise ConfigError("oauth.jwks_file: give exactly one of jwks_file and jwks_url")
-    if not _secure_url(values["issuer"]):
-        raise ConfigError("oauth.issuer: expected an https:// URL")
-    url = values.get("jwks_url")
-    if url is not None and not _secure_url(url):
-        raise ConfigError("oauth.jwks_url: expected an https:// URL")
-    jwks_file = values.get("jwks_file")
-    return OAuthConfig(
-        issuer=values["issuer"],
-        audience=values["audience"],
-        jwks_file=None if jwks_file is None else (base / jwks_file).resolve(),
-        jwks_url=url,
-        agent_claim=values.get("agent_claim"),
-    )
-
-
-def _secure_url(url: str) -> bool:
-    """https, or http to this machine (an identity provider run locally for development)."""
-    try:
-        parts = urlsplit(url)
-        host = parts.hostname
-    except ValueError:
-        return False
-    if not host:
-        return False
-    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
 
 
 class OAuthVerifier:
-    """Verifies access tokens against a fixed key set read once at startup."""
+    """Verifies access tokens against the issuer's key set (see `jwks`: a URL's keys stay current)."""
 
-    def __init__(self, config: OAuthConfig, jwks: dict[str, Any]) -> None:
+    def __init__(self, config: OAuthConfig, keys: KeySet) -> None:
         self.config = config
-        self._keys = _signing_keys(jwks)
-        if not self._keys:
-            raise ConfigError("oauth: the key set holds no public signing key")
+        self.keys = keys
 
     @classmethod
     async def from_config(cls, config: OAuthConfig) -> OAuthVerifier:
-        """Read the key set from `jwks_file`, or fetch `jwks_url` once; a failure is a ConfigError."""
+        """Read the key set from `jwks_file`, or fetch `jwks_url`; a failure is a ConfigError."""
         if config.jwks_file is not None:
             try:
                 jwks = json.loads(config.jwks_file.read_text(encoding="utf-8"))
@@ -121,28 +47,18 @@ class OAuthVerifier:
                 ) from None
             except ValueError:
                 raise ConfigError(f"oauth.jwks_file: {config.jwks_file} is not JSON") from None
-        else:
-            assert config.jwks_url is not None
-            try:
-                async with httpx.AsyncClient(timeout=JWKS_FETCH_SECONDS) as client:
-                    response = await client.get(config.jwks_url)
-                    response.raise_for_status()
-                    jwks = response.json()
-            except (httpx.HTTPError, ValueError) as exc:
-                raise ConfigError(
-                    f"oauth.jwks_url: cannot fetch the key set ({type(exc).__name__})"
-                ) from None
-        if not isinstance(jwks, dict):
-            raise ConfigError("oauth: the key set is not a JWKS object")
-        return cls(config, jwks)
+            return cls(config, KeySet.from_jwks(jwks))
+        assert config.jwks_url is not None
+        return cls(config, await KeySet.from_url(config.jwks_url))
 
-    def claims(self, token: str) -> dict[str, Any] | None:
+    async def claims(self, token: str) -> dict[str, Any] | None:
         """The verified claims of `token`, or None when it does not verify."""
         try:
             header = jwt.get_unverified_header(token)
-            key = self._key_for(header)
+            kid = header.get("kid")
+            key = await self.keys.key_for(kid if isinstance(kid, str) else None)
             if key is None:
-                log.info("oauth token refused: no key for kid %r", header.get("kid"))
+                log.info("oauth token refused: no key for kid %r", kid)
                 return None
             return jwt.decode(
                 token,
@@ -157,9 +73,9 @@ class OAuthVerifier:
             log.info("oauth token refused: %s", exc)
             return None
 
-    def identity(self, token: str, org: OrgConfig) -> Identity | None:
+    async def identity(self, token: str, org: OrgConfig) -> Identity | None:
         """The org identity a verified token stands for, or None."""
-        claims = self.claims(token)
+        claims = await self.claims(token)
         if claims is None:
             return None
         agent_claim = self.config.agent_claim
@@ -181,25 +97,3 @@ class OAuthVerifier:
         if found is None:
             log.info("oauth token refused: email %r is not a person of this organization", email)
         return found
-
-    def _key_for(self, header: dict[str, Any]) -> jwt.PyJWK | None:
-        kid = header.get("kid")
-        if kid is None:
-            return self._keys[0] if len(self._keys) == 1 else None
-        return next((k for k in self._keys if k.key_id == kid), None)
-
-
-def _signing_keys(jwks: dict[str, Any]) -> list[jwt.PyJWK]:
-    """The usable public signing keys of a key set; others (encryption, symmetric, unknown) are skipped."""
-    found: list[jwt.PyJWK] = []
-    entries = jwks.get("keys")
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
-            continue
-        try:
-            key = jwt.PyJWK(entry)
-        except jwt.PyJWTError:
-            continue
-        if key.algorithm_name in SIGNING_ALGORITHMS:
-            found.append(key)
-    return found

@@ -12,7 +12,7 @@ from typing import Any
 from engine.document.fields import check_values
 from engine.document.model import Step
 from engine.files import Files
-from engine.runtime.state import Run, data_bytes
+from engine.store.state import Run, data_bytes
 from engine.tools.arguments import EvidenceItem
 
 

@@ -14,11 +14,11 @@ import asyncio
 import secrets
 from typing import Any
 
-from engine.auth import token_digest
 from engine.files import FileError
+from engine.org import token_digest
 from engine.runtime.machine import Machine
-from engine.runtime.state import stamp
 from engine.store.base import FileRecord
+from engine.store.state import stamp
 from engine.tools import checking
 from engine.tools.acceptance import Submission, accept
 from engine.tools.arguments import ClaimArgs, EscalateArgs, RenewArgs, SubmitArgs, UploadArgs
@@ -40,7 +40,11 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
             "not_found": lambda: not_found(f"step '{args.stepId}'") if step is None else None,
             "forbidden": lambda: (
                 _agents_only(call, "claim")
-                or (forbidden(f"step '{args.stepId}' is not an agent step") if step.kind != "agent" else None)
+                or (
+                    forbidden(f"step '{args.stepId}' is not an agent step")
+                    if step is not None and step.kind != "agent"
+                    else None
+                )
             ),
         }
     )
@@ -77,7 +81,7 @@ async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machin
                 _agents_only(call, tool)
                 or (
                     forbidden("the claim belongs to another agent")
-                    if st.claim.by != call.identity.id
+                    if st.claim is not None and st.claim.by != call.identity.id
                     else None
                 )
             ),

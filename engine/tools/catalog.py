@@ -11,8 +11,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from engine import document
-from engine.auth import OrgConfig
 from engine.document.model import Process
+from engine.org import OrgConfig
 from engine.store.base import Store, VersionRecord
 
 

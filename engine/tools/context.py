@@ -10,17 +10,17 @@ from typing import Any
 
 import rfc8785
 
-from engine.auth import OrgConfig
 from engine.check import CheckLimits, Evaluator, Verdict
 from engine.clock import Clock
 from engine.document.model import Process
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
+from engine.org import OrgConfig
+from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
-from engine.runtime.state import Run
 from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
-from engine.store.derive import derive
+from engine.store.state import Run
 from engine.tools.catalog import Catalog
 from engine.tools.errors import invalid, not_found
 from engine.tools.views import Views
@@ -119,7 +119,7 @@ async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
         machine.settle()
     await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))
     if machine.notifications:
-        await call.writes.add_notifications(machine.notifications)
+        await call.writes.add_notifications(machine.notifications, machine.org.notify_urls)
 
 
 def canonical(value: Any) -> str:

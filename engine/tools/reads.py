@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.auth import OPERATORS_GROUP
-from engine.runtime.state import snapshot_of, stamp
+from engine.org import OPERATORS_GROUP
+from engine.store.state import snapshot_of, stamp
 from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
 from engine.tools.context import Call, Context, canonical, decode_cursor, encode_cursor, read_run, read_runs
 from engine.tools.errors import forbidden
@@ -69,9 +69,17 @@ async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any
     return await _person_work(ctx, call, args)
 
 
+def _work_cursor(cursor: str | None) -> tuple[str, int, int] | None:
+    """The (time, run, index) position a `get_work` page ended at, from the cursor that ended it."""
+    if not cursor:
+        return None
+    at, run_seq, index = decode_cursor(cursor, (str, int, int))
+    return at, run_seq, index
+
+
 async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
-    after = tuple(decode_cursor(args.cursor, (str, int, int))) if args.cursor else None
-    rows = await ctx.store.agent_work(stamp(call.now), args.process, after, args.limit + 1)  # type: ignore[arg-type]
+    after = _work_cursor(args.cursor)
+    rows = await ctx.store.agent_work(stamp(call.now), args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
     for row in rows[: args.limit]:
@@ -88,8 +96,8 @@ async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str,
     if not call.identity.is_person:
         raise forbidden("get_work is for agents and people")
     groups = ctx.org.groups_of(call.identity)
-    after = tuple(decode_cursor(args.cursor, (str, int, int))) if args.cursor else None
-    rows = await ctx.store.person_work(call.identity.id, groups, args.process, after, args.limit + 1)  # type: ignore[arg-type]
+    after = _work_cursor(args.cursor)
+    rows = await ctx.store.person_work(call.identity.id, groups, args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
     for row in rows[: args.limit]:

@@ -5,11 +5,11 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from engine.auth import OPERATORS_GROUP
 from engine.document.fields import check_values
+from engine.org import OPERATORS_GROUP
+from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
-from engine.runtime.state import Run, data_bytes, snapshot_of
-from engine.store.derive import derive
+from engine.store.state import Run, data_bytes, snapshot_of
 from engine.tools import checking
 from engine.tools.acceptance import accept
 from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs
@@ -53,7 +53,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
     keys = [(name, canonical(value)) for name, value in args.inputs.items()]
     await call.writes.insert_run(run, derive(m), keys)
     if m.notifications:
-        await call.writes.add_notifications(m.notifications)
+        await call.writes.add_notifications(m.notifications, m.org.notify_urls)
     return ctx.views.run_view(run, process)
 
 
@@ -92,7 +92,7 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
                 if args.snapshot == snapshot_of(run)
                 else ToolError("stale", "the run data changed since this snapshot; read the run again")
             ),
-            "forbidden": lambda: _may_decide(ctx, call, item.assigned_to),
+            "forbidden": lambda: None if item is None else _may_decide(ctx, call, item.assigned_to),
         }
     )
     assert item is not None

@@ -10,7 +10,7 @@ from typing import Any
 
 from engine.clock import rfc3339
 from engine.document.model import Process, Step
-from engine.runtime.state import UNFINISHED, Run, StepRun, WorkItem, parse_stamp, snapshot_of
+from engine.store.state import UNFINISHED, Run, StepRun, WorkItem, parse_stamp, snapshot_of
 
 NEW_REQUEST_ID = "<new UUID>"
 

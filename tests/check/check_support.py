@@ -17,7 +17,7 @@ from starlette.responses import Response
 from engine.check.evaluator import Answer, CheckRequest, EvaluatorError
 from engine.check.verdict import Material
 from engine.document.model import CheckQuestion, Field, Step
-from tests.schemas import REGISTRY
+from tests.support.schemas import REGISTRY
 
 BASE = "https://agentprocess.io/schemas/core-2/"
 NOW = datetime(2026, 10, 6, 9, 4, 20, tzinfo=UTC)

@@ -8,9 +8,10 @@ from collections.abc import AsyncIterator
 
 import pytest
 import uvicorn
-from check_support import Stub
 from starlette.applications import Starlette
 from starlette.routing import Route
+
+from tests.check.check_support import Stub
 
 
 @pytest.fixture

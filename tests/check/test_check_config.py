@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from check_support import errors
 
 from engine.check.config import (
     CheckConfig,
@@ -17,6 +16,7 @@ from engine.check.config import (
 )
 from engine.check.evaluator import CheckConfigError
 from engine.check.scripted import ScriptedEvaluator
+from tests.check.check_support import errors
 
 CONFIG = Path("/etc/apc/org.toml")
 OPENAI = {"evaluator": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "small-judge"}

@@ -7,12 +7,12 @@ that decided, and lose trailing zeros: a refusal never shows a number that would
 from __future__ import annotations
 
 import pytest
-from check_support import CHOICE, NOW, RUBRIC, YES_NO
 
 from engine.check.config import CheckLimits
 from engine.check.evaluator import Choice, Level, YesNo
 from engine.check.verdict import QuestionResult, Verdict, answer_text, issue_lines, judge
 from engine.document.model import CheckQuestion
+from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()
 

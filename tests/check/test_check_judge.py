@@ -5,12 +5,12 @@ from __future__ import annotations
 import math
 
 import pytest
-from check_support import CHOICE, RUBRIC, YES_NO
 
 from engine.check.config import CheckLimits
 from engine.check.evaluator import Choice, EvaluatorError, Level, YesNo
 from engine.check.verdict import judge
 from engine.document.model import CheckQuestion
+from tests.check.check_support import CHOICE, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()
 BARE_YES_NO = CheckQuestion(ask="The report covers both lists.", kind="yes_no")

@@ -11,7 +11,14 @@ from typing import Any
 
 import httpx
 import pytest
-from check_support import (
+
+from engine.check.config import CheckLimits, build_evaluator, parse_check_config
+from engine.check.evaluator import CheckRequest, Choice, EvaluatorError, Level, YesNo
+from engine.check.openai import MAX_REPLY_BYTES, OpenAIEvaluator
+from engine.check.prompt import SYSTEM
+from engine.check.verdict import issue_lines, run_check
+from engine.document.model import CheckQuestion
+from tests.check.check_support import (
     CHOICE,
     NOW,
     RUBRIC,
@@ -22,13 +29,6 @@ from check_support import (
     material,
     vendor_step,
 )
-
-from engine.check.config import CheckLimits, build_evaluator, parse_check_config
-from engine.check.evaluator import CheckRequest, Choice, EvaluatorError, Level, YesNo
-from engine.check.openai import MAX_REPLY_BYTES, OpenAIEvaluator
-from engine.check.prompt import SYSTEM
-from engine.check.verdict import issue_lines, run_check
-from engine.document.model import CheckQuestion
 
 LN = math.log
 
@@ -94,7 +94,9 @@ async def test_choice_is_one_name_with_the_probability_of_its_tokens(stub: Stub)
         answer = await evaluator.answer(request(CHOICE))
     finally:
         await evaluator.aclose()
-    assert answer == Choice("hedges", pytest.approx(math.exp(-0.06), abs=1e-12))
+    assert isinstance(answer, Choice)
+    assert answer.name == "hedges"
+    assert answer.confidence == pytest.approx(math.exp(-0.06), abs=1e-12)
     [(headers, body)] = stub.received
     assert "authorization" not in headers
     assert (body["max_tokens"], body["logprobs"], "top_logprobs" in body) == (len("unclear") + 1, True, False)
@@ -114,7 +116,9 @@ async def test_rubric_is_one_level_number(stub: Stub) -> None:
         answer = await evaluator.answer(request(RUBRIC))
     finally:
         await evaluator.aclose()
-    assert answer == Level(2, pytest.approx(0.85, abs=1e-12))
+    assert isinstance(answer, Level)
+    assert answer.level == 2
+    assert answer.confidence == pytest.approx(0.85, abs=1e-12)
     [(_, body)] = stub.received
     assert body["max_tokens"] == 1
     assert body["messages"][1]["content"].endswith(

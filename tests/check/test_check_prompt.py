@@ -6,10 +6,9 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from check_support import CHOICE, YES_NO, material
-
 from engine.check.evaluator import CheckRequest
 from engine.check.prompt import SYSTEM, messages
+from tests.check.check_support import CHOICE, YES_NO, material
 
 
 def hostile_request() -> CheckRequest:

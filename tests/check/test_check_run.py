@@ -6,7 +6,11 @@ import asyncio
 from typing import Any
 
 import pytest
-from check_support import (
+
+from engine.check.config import CheckLimits
+from engine.check.evaluator import Answer, CheckRequest, Choice, Level, YesNo
+from engine.check.verdict import issue_lines, run_check
+from tests.check.check_support import (
     CHOICE,
     INSTRUCTIONS,
     NOW,
@@ -18,10 +22,6 @@ from check_support import (
     material,
     vendor_step,
 )
-
-from engine.check.config import CheckLimits
-from engine.check.evaluator import Answer, CheckRequest, Choice, Level, YesNo
-from engine.check.verdict import issue_lines, run_check
 
 LIMITS = CheckLimits()
 PASSING: dict[str, Answer] = {
@@ -81,7 +81,11 @@ async def test_the_evaluator_sees_the_material_and_one_question_each_time() -> N
 
 
 async def test_fail_lists_each_failed_question() -> None:
-    answers = {YES_NO.ask: YesNo(0.12), CHOICE.ask: Choice("hedges", 0.9), RUBRIC.ask: Level(2, 0.9)}
+    answers: dict[str, Answer] = {
+        YES_NO.ask: YesNo(0.12),
+        CHOICE.ask: Choice("hedges", 0.9),
+        RUBRIC.ask: Level(2, 0.9),
+    }
     verdict = await run_check(FakeEvaluator(answers), vendor_step(), material(), LIMITS, NOW)
     wire = verdict.wire()
     assert (wire["verdict"], verdict.effect) == ("fail", "not_accepted")
@@ -98,7 +102,11 @@ async def test_fail_lists_each_failed_question() -> None:
 
 
 async def test_unsure_outranks_fail() -> None:
-    answers = {YES_NO.ask: YesNo(0.62), CHOICE.ask: Choice("hedges", 0.95), RUBRIC.ask: Level(2, 0.9)}
+    answers: dict[str, Answer] = {
+        YES_NO.ask: YesNo(0.62),
+        CHOICE.ask: Choice("hedges", 0.95),
+        RUBRIC.ask: Level(2, 0.9),
+    }
     verdict = await run_check(FakeEvaluator(answers), vendor_step(), material(), LIMITS, NOW)
     wire = verdict.wire()
     assert (wire["verdict"], verdict.effect) == ("unsure", "escalate")
@@ -173,7 +181,7 @@ async def test_an_advisory_verdict_is_recorded_and_never_blocks(
 
 
 async def test_truncation_is_recorded_and_the_evaluator_sees_the_cut_data() -> None:
-    run_data = {
+    run_data: dict[str, Any] = {
         "inputs": {"vendorName": "Acme"},
         "steps": {
             "intake": {"summary": "x" * 400, "by": "a_intake", "at": "2026-10-06T09:00:00Z", "history": []},

@@ -5,13 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from check_support import CHOICE, NOW, RUBRIC, YES_NO, assert_valid_verdict, material, vendor_step
 
 from engine.check.config import CheckLimits
 from engine.check.evaluator import CheckConfigError, CheckRequest, Choice, EvaluatorError, Level, YesNo
 from engine.check.scripted import ScriptedEvaluator, parse_answers
 from engine.check.verdict import Verdict, run_check
 from engine.document.model import CheckQuestion
+from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO, assert_valid_verdict, material, vendor_step
 
 ANSWERS = f"""
 default_yes = 0.95

@@ -6,10 +6,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from check_support import YES_NO, material
 
 from engine.check.evaluator import CheckConfigError, CheckRequest, YesNo
 from engine.check.scripted import ScriptedEvaluator, parse_answers
+from tests.check.check_support import YES_NO, material
 
 ENTRY = f'process = "vendor-check"\nstep = "check_vendor"\nask = "{YES_NO.ask}"\n'
 ANSWERS = f"""

@@ -1,4 +1,5 @@
-"""Our engine in this process behind its MCP endpoint(s), on the org `apc conform --print-setup` writes,
+"""Helpers of the runner's tests: `SelfRun` (what one `apc conform --self` left behind) and `served`,
+our engine in this process behind its MCP endpoint(s) on the org `apc conform --print-setup` writes,
 for tests that break it on purpose or serve it in ways `apc serve` does not."""
 
 from __future__ import annotations
@@ -7,20 +8,31 @@ import asyncio
 import contextlib
 import dataclasses
 from collections.abc import AsyncIterator
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from conform import config as conform_config
 from conform.setup import write_setup
-from engine.auth import OrgConfig
 from engine.check import CheckConfig
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
+from engine.http.app import RunningServer, start_server
+from engine.org import OrgConfig
+from tests.support.ports import free_port
 
 SPEED = 120.0
-LEASE_SECONDS = 240
-"""Two real seconds: checks that wait for a lease to end stay short."""
 TICK_SECONDS = 0.1
+
+
+@dataclass(frozen=True)
+class SelfRun:
+    returncode: int
+    stdout: str
+    stderr: str
+    report: dict[str, Any]
+    junit: str
+    trace: list[dict[str, Any]]
 
 
 @contextlib.asynccontextmanager
@@ -32,11 +44,10 @@ async def served(
     conform-check is not published."""
     files = write_setup(root / "setup", SPEED)
     org = OrgConfig.load(files.org)
-    org = dataclasses.replace(org, server=dataclasses.replace(org.server, lease_seconds=LEASE_SECONDS))
     if not check_profile:
         kept = [p for p in org.processes if p.path.name != "conform-check"]
         org = dataclasses.replace(org, check=CheckConfig(), processes=kept)
-    port = first_free_port("127.0.0.1", start=29765)
+    port = free_port()
     engine = await Engine.open(
         root / "data", org, clock=SystemClock(SPEED), public_base_url=f"http://127.0.0.1:{port}"
     )
@@ -47,7 +58,7 @@ async def served(
         assert [r.issues for r in published if not r.ok] == []
         servers.append(await start_server(engine, port=port))
         for _ in range(endpoints - 1):
-            servers.append(await start_server(engine, port=first_free_port("127.0.0.1", start=port + 1)))
+            servers.append(await start_server(engine, port=free_port()))
 
         async def tick() -> None:
             while True:

@@ -6,22 +6,12 @@ import json
 import subprocess
 import sys
 from collections.abc import Iterator
-from dataclasses import dataclass
-from typing import Any
 
 import pytest
 
+from tests.conform.conform_support import SelfRun
+
 RUN_TIMEOUT_SECONDS = 300
-
-
-@dataclass(frozen=True)
-class SelfRun:
-    returncode: int
-    stdout: str
-    stderr: str
-    report: dict[str, Any]
-    junit: str
-    trace: list[dict[str, Any]]
 
 
 @pytest.fixture(scope="session")

@@ -14,8 +14,8 @@ from conform.catalog import earlier, shipped
 from conform.cli import EXIT_SETUP, EXIT_USAGE, main
 from conform.registry import GROUPS, checks
 from console.cli import main as apc
-from engine.auth import OrgConfig
 from engine.core import Engine
+from engine.org import OrgConfig
 
 
 def _run(argv: list[str]) -> tuple[int, str]:

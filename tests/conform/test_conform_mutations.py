@@ -11,13 +11,13 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from conform_support import served
 
 from conform.runner import RunOptions, run
 from engine.document import fields
 from engine.runtime.machine import Machine
 from engine.store.sqlite import SqliteStore
 from engine.tools import errors, runs, views
+from tests.conform.conform_support import served
 
 
 def _precedence(order: tuple[str, ...]) -> Callable[[pytest.MonkeyPatch], None]:
@@ -37,7 +37,7 @@ def _replay_new_token(mp: pytest.MonkeyPatch) -> None:
 
 
 def _snapshot_unchecked(mp: pytest.MonkeyPatch) -> None:
-    original = runs.first_error
+    original = errors.first_error
     mp.setattr(
         runs, "first_error", lambda checks: original({k: v for k, v in checks.items() if k != "stale"})
     )

@@ -8,8 +8,6 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from conform_support import served
-
 from conform import config as conform_config
 from conform import contracts
 from conform.client import Connection
@@ -17,6 +15,7 @@ from conform.clock import ServerClock
 from conform.registry import Check, checks
 from conform.runner import RunOptions, _run_one, run
 from conform.session import Session, Shared
+from tests.conform.conform_support import served
 
 IDENTITIES: dict[str, Any] = {
     name: {

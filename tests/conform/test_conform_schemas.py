@@ -11,11 +11,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import SelfRun
 from jsonschema import Draft202012Validator
 
 from conform import contracts
-from tests.schemas import SCHEMAS, validator
+from tests.conform.conform_support import SelfRun
+from tests.support.schemas import SCHEMAS, validator
 
 OWN = contracts.load()
 TOOLS = sorted(json.loads((SCHEMAS / "index.json").read_text())["tools"])

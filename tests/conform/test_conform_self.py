@@ -14,10 +14,9 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 
-from conftest import SelfRun
-
 from conform.registry import checks
-from tests.schemas import SPEC
+from tests.conform.conform_support import SelfRun
+from tests.support.schemas import SPEC
 
 TOOLS_MD = (SPEC / "spec" / "tools.md").read_text(encoding="utf-8")
 

@@ -14,7 +14,7 @@ from conform.checks.arguments import CASES, TOOLS
 from conform.clock import ServerClock, parse_time, seconds, wire
 from conform.expect import CheckFailed, equal, equal_time, same
 from conform.report import Report, Result
-from tests.schemas import SCHEMAS, validator
+from tests.support.schemas import SCHEMAS, validator
 
 IDENTITIES: dict[str, Any] = {
     "operator": {"person": "ops@example.com", "token": "tok-operator"},

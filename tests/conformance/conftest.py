@@ -4,7 +4,8 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from conformance_support import Server, open_server
+
+from tests.conformance.conformance_support import Server, open_server
 
 
 @pytest.fixture

@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from conformance_support import AGENT, FIN1, FIN2, OPS, Server, states
 from ruamel.yaml import YAML
 
 from engine.identity import Identity, person
-from tests.schemas import SPEC
+from tests.conformance.conformance_support import AGENT, FIN1, FIN2, OPS, Server, states
+from tests.support.schemas import SPEC
 
 FIXTURES = SPEC / "conformance" / "fixtures"
 PROFILE_FIXTURES = {"major-incident": "parallel-1", "vendor-check": "check-1"}

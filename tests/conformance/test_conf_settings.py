@@ -13,7 +13,9 @@ import base64
 from pathlib import Path
 from typing import Any
 
-from conformance_support import (
+from engine.identity import Identity
+from engine.org import ServerSettings
+from tests.conformance.conformance_support import (
     AGENT,
     FIN1,
     MEMO,
@@ -26,9 +28,6 @@ from conformance_support import (
     open_server,
     vendor_submission,
 )
-
-from engine.auth import ServerSettings
-from engine.identity import Identity
 
 REQUIRED_TOOLS = {
     "describe",

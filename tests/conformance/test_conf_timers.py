@@ -8,7 +8,7 @@ due time, to the second, whenever the tick or the write that applies it comes.
 
 from __future__ import annotations
 
-from conformance_support import AGENT, SETTLEMENT, TIMED, Server, states
+from tests.conformance.conformance_support import AGENT, SETTLEMENT, TIMED, Server, states
 
 
 async def _settlement(server: Server) -> str:

@@ -6,11 +6,11 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from console_support import Agent, make_client, open_engine
 
 from console.client.local import LocalClient
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.console.console_support import Agent, make_client, open_engine
 
 
 @pytest.fixture

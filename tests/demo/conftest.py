@@ -7,11 +7,19 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from demo_support import PROCESSES, SAMPLES, VETTING, VETTING_ANSWERS, make_check_org, make_org, write_process
 
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
+from tests.demo.demo_support import (
+    PROCESSES,
+    SAMPLES,
+    VETTING,
+    VETTING_ANSWERS,
+    make_check_org,
+    make_org,
+)
+from tests.support.processes import write_process
 
 
 @pytest.fixture

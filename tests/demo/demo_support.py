@@ -5,14 +5,13 @@ Import with `from demo_support import ...`; the fixtures are in conftest.py.
 
 from __future__ import annotations
 
-import textwrap
 import uuid
 from pathlib import Path
 from typing import Any
 
-from engine.auth import OrgConfig
 from engine.check import CheckConfig
-from tests.schemas import validator
+from engine.org import OrgConfig
+from tests.support.schemas import validator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
@@ -180,7 +179,7 @@ yes = 0.2
 SUE = "sue@example.com"
 SUE_TOKEN = "tok-person-sue"
 
-PROCESSES = (
+PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
     (SCREENING, {"finance-approver": "g_finance"}),
     (REVIEW, {}),
     (INTAKE, {}),
@@ -206,15 +205,6 @@ def make_check_org(answers: Path) -> OrgConfig:
         agents=dict(AGENT_TOKENS),
         check=CheckConfig("scripted", answers=answers),
     )
-
-
-def write_process(root: Path, text: str) -> Path:
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    return folder
 
 
 def rid() -> str:

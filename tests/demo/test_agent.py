@@ -8,8 +8,6 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from demo_support import AGENT_A, AGENT_B, AGENT_TOKENS, LEASE_SECONDS, MIRA, OPERATOR, rid, schema_problems
-
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.control import DemoControl
 from console.demo.handoff import Handoff
@@ -20,6 +18,16 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.identity import Identity, agent, person
+from tests.demo.demo_support import (
+    AGENT_A,
+    AGENT_B,
+    AGENT_TOKENS,
+    LEASE_SECONDS,
+    MIRA,
+    OPERATOR,
+    rid,
+    schema_problems,
+)
 
 QUIET = AgentBehaviour(
     work_minutes=(3, 3), parts=3, long_work_minutes=10, escalate_share=0, incomplete_share=0, lapse_share=0
@@ -138,6 +146,7 @@ async def test_the_next_claimant_reads_progress_and_issues_and_acts_on_them(
     assert states(data)["approve"] == "waiting"
     assert "findings" in record["output"]
     assert record["summary"] == careful.last_summary
+    assert careful.last_summary is not None
     assert careful.last_summary.endswith(
         f" Picked up after an expired lease from the note '{progress}' and did not redo that part."
         " The previous submission was refused (output.findings: missing); this one fixes each issue."

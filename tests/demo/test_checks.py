@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from demo_support import AGENT_A, AGENT_B, MIRA, OPERATOR, make_org, rid, schema_problems
-
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.link import EngineLink
 from console.demo.org import DemoOrg
@@ -17,6 +15,7 @@ from console.demo.people import DemoPeople, PeopleBehaviour
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from tests.demo.demo_support import AGENT_A, AGENT_B, MIRA, OPERATOR, make_org, rid, schema_problems
 
 CAREFUL = AgentBehaviour(
     work_minutes=(3, 3),

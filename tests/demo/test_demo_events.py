@@ -4,13 +4,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from demo_support import AGENT_B, MIRA, rid
-
 from console.demo.events import EventBehaviour, EventSource
 from console.demo.pace import ManualPace
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import agent, person
+from tests.demo.demo_support import AGENT_B, MIRA, rid
 
 
 def feed(engine: Engine, clock: ManualClock, **behaviour: Any) -> EventSource:

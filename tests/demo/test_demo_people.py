@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from demo_support import AGENT_A, AGENT_B, MIRA, OPERATOR, make_org, rid, schema_problems
-
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.link import EngineLink
 from console.demo.org import DemoOrg
@@ -14,6 +12,7 @@ from console.demo.people import FAIL_NOTE, REJECT_NOTES, RETURN_NOTES, DemoPeopl
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from tests.demo.demo_support import AGENT_A, AGENT_B, MIRA, OPERATOR, make_org, rid, schema_problems
 
 QUIET = AgentBehaviour(work_minutes=(0, 0), escalate_share=0, incomplete_share=0, lapse_share=0)
 STEADY = PeopleBehaviour(think_minutes=(5, 5), slow_share=0, reject_share=0, return_share=1, fail_share=0)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import random
 from datetime import UTC, datetime
-
-from demo_support import SAMPLES
+from typing import Any
 
 from console.demo.revise import (
     CheckLine,
@@ -23,6 +22,7 @@ from console.demo.routes import Choice
 from console.demo.work import draft
 from engine.document import load_path
 from engine.document.fields import check_values, parse_fields
+from tests.demo.demo_support import SAMPLES
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 VERDICT = "The eligible verdict agrees with the quoted policy clause, the reason and the days since delivery."
@@ -37,7 +37,7 @@ def body_of(name: str) -> str:
 
 
 REFUND_BODY = body_of("customer-refund")
-VERIFY = {
+VERIFY: dict[str, Any] = {
     "id": "verify_order",
     "output": {
         "eligible": "boolean",
@@ -202,7 +202,7 @@ def test_a_list_the_question_names_gains_what_the_data_map_holds() -> None:
 
 def test_a_person_edits_only_the_text_an_unsure_question_names() -> None:
     item = {"output": VERIFY["output"], "next": VERIFY["next"]}
-    candidate = {
+    candidate: dict[str, Any] = {
         "output": {
             "eligible": True,
             "orderTotal": 120,

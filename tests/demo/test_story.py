@@ -6,11 +6,11 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from demo_support import SAMPLES
 
 from console.demo.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
 from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
 from console.demo.system import DemoSettings
+from console.resources import bundled
 from console.samples import publish_samples
 from engine.check import CheckConfig
 from engine.clock import ManualClock
@@ -18,6 +18,7 @@ from engine.core import Engine
 from engine.document import load_path
 from engine.document.model import Process
 from engine.identity import Identity
+from tests.demo.demo_support import SAMPLES
 
 NEED_CHECK = {"content-moderation-appeal", "customer-refund", "data-deletion-request"}
 ALL = {p.name for p in SAMPLES.iterdir() if p.is_dir()}
@@ -161,7 +162,11 @@ async def test_the_samples_publish_and_the_first_round_shows_every_process_and_c
 
 
 def test_the_demo_reads_the_answers_file_beside_the_samples_when_there_is_one(tmp_path: Path) -> None:
-    assert DemoSettings().answers == ANSWERS
+    assert DemoSettings().answers == bundled("sample_processes") / "check-answers.toml"
+    shipped = DemoSettings().answers
+    assert shipped is not None and shipped.resolve() == ANSWERS.resolve(), (
+        "the shipped copy of the source file"
+    )
     assert DemoSettings(check_answers=None).answers is None
     assert DemoSettings(samples=tmp_path).answers is None, "no file there: no evaluator"
     assert DemoSettings(samples=tmp_path, check_answers=ANSWERS).answers == ANSWERS

@@ -6,12 +6,12 @@ import random
 from datetime import UTC, datetime
 
 import pytest
-from demo_support import SAMPLES
 
 from console.demo.values import object_keys, value_for, values_for
 from engine.document import load_path
 from engine.document.fields import check_values, parse_field
 from engine.document.model import Field
+from tests.demo.demo_support import SAMPLES
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 PEOPLE = ("mira@example.com", "lena@example.com")

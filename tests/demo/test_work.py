@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import random
 from datetime import UTC, datetime
+from typing import Any
 
 from console.demo.work import TEST_NOTE, Where, draft, evidence_items, incomplete, repair, summary
 from engine.document.fields import check_values
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
-STEP = {
+STEP: dict[str, Any] = {
     "id": "assess",
     "instructions": "Assess the request. Attach the report and link the record.",
     "output": {

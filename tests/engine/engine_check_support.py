@@ -16,12 +16,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import FIXTURES, MIRA, SCREENER, call, claim, make_org, ok, start, validator
 
-from engine.auth import OrgConfig
 from engine.check import Answer, CheckRequest, Choice, EvaluatorError, Level, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.org import OrgConfig
+from tests.engine.engine_support import FIXTURES, MIRA, SCREENER, call, claim, make_org, ok, start, validator
 
 YES_NO = "The cleared verdict matches what the attached report says."
 CHOICE = "What does the summary do?"

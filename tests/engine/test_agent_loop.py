@@ -7,7 +7,9 @@ import hashlib
 import json
 from pathlib import Path
 
-from engine_support import (
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_support import (
     MIRA,
     OPS,
     OTHER_AGENT,
@@ -17,14 +19,12 @@ from engine_support import (
     call,
     claim,
     err,
+    make_org,
     ok,
     publish,
     start,
     step_states,
 )
-
-from engine.clock import ManualClock
-from engine.core import Engine
 
 BIND = {"finance-approver": "g_finance"}
 
@@ -185,9 +185,8 @@ async def test_an_agent_cannot_start_a_process_with_an_initiator_step(engine: En
 
 
 async def test_inputs_are_bounded_by_run_data_bytes(tmp_path: Path, clock: ManualClock) -> None:
-    from engine_support import make_org
 
-    from engine.auth import ServerSettings
+    from engine.org import ServerSettings
 
     org = make_org()
     org.server = ServerSettings(run_data_bytes=200)

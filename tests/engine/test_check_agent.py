@@ -4,7 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_check_support import (
+from engine.check import CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_check_support import (
     CHOICE,
     PASS_VERDICT,
     RUBRIC,
@@ -19,11 +22,19 @@ from engine_check_support import (
     vendor_verdict,
     without_urls,
 )
-from engine_support import FIXTURES, MIRA, OPS, SCREENER, Driver, call, claim, err, make_org, ok, step_states
-
-from engine.check import CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
-from engine.clock import ManualClock
-from engine.core import Engine
+from tests.engine.engine_support import (
+    FIXTURES,
+    MIRA,
+    OPS,
+    SCREENER,
+    Driver,
+    call,
+    claim,
+    err,
+    make_org,
+    ok,
+    step_states,
+)
 
 __all__ = ["checked", "judge"]
 

@@ -7,11 +7,22 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
-from engine_support import OPS, SCREENER, call, claim, err, make_org, ok, publish, start, step_states
 
 from engine.check import Answer, CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
 from engine.clock import ManualClock
+from tests.engine.engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
+from tests.engine.engine_support import (
+    OPS,
+    SCREENER,
+    call,
+    claim,
+    err,
+    make_org,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 ONE_QUESTION = """
 ---

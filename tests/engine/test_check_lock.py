@@ -7,7 +7,10 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
-from engine_check_support import (
+from engine.check import YesNo
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_check_support import (
     Judge,
     checked,
     checked_engine,
@@ -15,7 +18,7 @@ from engine_check_support import (
     screening,
     submit,
 )
-from engine_support import (
+from tests.engine.engine_support import (
     MIRA,
     OPS,
     OTHER_AGENT,
@@ -28,10 +31,6 @@ from engine_support import (
     start,
     step_states,
 )
-
-from engine.check import YesNo
-from engine.clock import ManualClock
-from engine.core import Engine
 
 __all__ = ["checked", "judge"]
 

@@ -6,15 +6,14 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_check_support import YES_NO, publish_vendor_check, screening, submit
-from engine_support import SCREENER, call, err, ok
 
-from engine.auth import ConfigError, OrgConfig
 from engine.check.config import CheckConfig, CheckLimits, OpenAISettings
 from engine.check.openai import OpenAIEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.http.oauth import OAuthConfig, load_org
+from engine.org import ConfigError, OAuthConfig, OrgConfig
+from tests.engine.engine_check_support import YES_NO, publish_vendor_check, screening, submit
+from tests.engine.engine_support import SCREENER, call, err, ok
 
 ORG = """
 [[groups]]
@@ -73,7 +72,6 @@ def test_one_loader_reads_the_check_and_oauth_tables(tmp_path: Path) -> None:
         audience="https://agents.example.com/mcp",
         jwks_file=(tmp_path / "keys" / "jwks.json").resolve(),
     )
-    assert load_org(path) == (org, org.oauth)
 
 
 def test_an_org_without_the_tables_has_no_evaluator_and_default_limits(tmp_path: Path) -> None:

@@ -8,8 +8,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_check_support import checked_engine
-from engine_support import MIRA, SAMPLES, SCREENER, call, claim, err, ok, start, step_states
 
 from engine import document
 from engine.check import CheckLimits, Material, run_check
@@ -17,6 +15,8 @@ from engine.check.scripted import ScriptedEvaluator
 from engine.clock import ManualClock
 from engine.document.model import CHECK_PROFILE
 from engine.tools.checking import open_lines
+from tests.engine.engine_check_support import checked_engine
+from tests.engine.engine_support import MIRA, SAMPLES, SCREENER, call, claim, err, ok, start, step_states
 
 ANSWERS = SAMPLES / "check-answers.toml"
 CHECKED = sorted(

@@ -7,12 +7,23 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_check_support import Judge, checked_engine, verdict
-from engine_support import MIRA, OMAR, OPS, WORK_ITEM_VALIDATOR, call, err, ok, publish, start, step_states
 
 from engine.check import YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_check_support import Judge, checked_engine, verdict
+from tests.engine.engine_support import (
+    MIRA,
+    OMAR,
+    OPS,
+    WORK_ITEM_VALIDATOR,
+    call,
+    err,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 PACK = """
 ---

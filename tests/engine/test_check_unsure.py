@@ -5,7 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine_check_support import (
+from engine.check import Choice, Level, YesNo
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_check_support import (
     CHOICE,
     PASS_VERDICT,
     RUBRIC,
@@ -20,11 +23,17 @@ from engine_check_support import (
     vendor_verdict,
     without_urls,
 )
-from engine_support import MIRA, OPS, SCREENER, WORK_ITEM_VALIDATOR, call, claim, err, ok, step_states
-
-from engine.check import Choice, Level, YesNo
-from engine.clock import ManualClock
-from engine.core import Engine
+from tests.engine.engine_support import (
+    MIRA,
+    OPS,
+    SCREENER,
+    WORK_ITEM_VALIDATOR,
+    call,
+    claim,
+    err,
+    ok,
+    step_states,
+)
 
 __all__ = ["checked", "judge"]
 

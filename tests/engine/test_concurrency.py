@@ -5,9 +5,19 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from engine_support import MIRA, OMAR, OTHER_AGENT, SCREENER, THREE_AGENTS, call, err, ok, publish, start
-
 from engine.core import Engine
+from tests.engine.engine_support import (
+    MIRA,
+    OMAR,
+    OTHER_AGENT,
+    SCREENER,
+    THREE_AGENTS,
+    call,
+    err,
+    ok,
+    publish,
+    start,
+)
 
 
 async def test_fifty_concurrent_claims_give_exactly_one_token(engine: Engine, tmp_path: Path) -> None:

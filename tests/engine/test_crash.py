@@ -13,12 +13,11 @@ import subprocess
 import sys
 from pathlib import Path
 
-from engine_support import MIRA, call, make_org, ok
-
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.store.derive import derive
+from engine.runtime.derive import derive
 from engine.tools.context import machine_for
+from tests.engine.engine_support import MIRA, call, make_org, ok
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -26,7 +25,7 @@ CHILD = """
 import asyncio, sys, textwrap
 from pathlib import Path
 sys.path.insert(0, {tests!r})
-from engine_support import SCREENER, THREE_AGENTS, make_org
+from tests.engine.engine_support import SCREENER, THREE_AGENTS, make_org
 from engine.clock import ManualClock
 from engine.core import Engine
 
@@ -70,6 +69,8 @@ async def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
     finally:
         child.kill()
         child.wait(timeout=30)
+        if child.stdout is not None:
+            child.stdout.close()
     assert child.returncode == -signal.SIGKILL
 
     engine = await Engine.open(data, make_org(), clock=ManualClock())

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import (
+from engine.core import Engine
+from tests.engine.engine_support import (
     MIRA,
     OPS,
     SCREENER,
@@ -17,8 +18,6 @@ from engine_support import (
     start,
     step_states,
 )
-
-from engine.core import Engine
 
 
 async def _finish_step(engine: Engine, run_id: str, step_id: str) -> dict:

@@ -4,9 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import MIRA, OPS, OTHER_AGENT, SCREENER, call, claim, err, ok, publish, start, step_states
-
 from engine.core import Engine
+from tests.engine.engine_support import (
+    MIRA,
+    OPS,
+    OTHER_AGENT,
+    SCREENER,
+    call,
+    claim,
+    err,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 TWO_WAITS = """
 ---

@@ -7,10 +7,9 @@ import hashlib
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
-from engine_support import MIRA, SCREENER, SCREENING, call, claim, err, ok, publish, start
-
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_support import MIRA, SCREENER, SCREENING, call, claim, err, ok, publish, start
 
 BIND = {"finance-approver": "g_finance"}
 

@@ -6,12 +6,12 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from engine_support import FIXTURES, MIRA, OPS, SCREENER, Driver, call, ok, sample_value, start
-from test_publishing import bind_all
 
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity
+from tests.engine.engine_support import FIXTURES, MIRA, OPS, SCREENER, Driver, call, ok, sample_value, start
+from tests.engine.test_publishing import bind_all
 
 CASES: list[tuple[str, dict[str, list[str]], Identity, list[tuple[str, str]]]] = [
     (

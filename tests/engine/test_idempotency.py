@@ -4,10 +4,20 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import MIRA, OTHER_AGENT, SCREENER, THREE_AGENTS, call, err, make_org, ok, publish, start
-
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_support import (
+    MIRA,
+    OTHER_AGENT,
+    SCREENER,
+    THREE_AGENTS,
+    call,
+    err,
+    make_org,
+    ok,
+    publish,
+    start,
+)
 
 
 async def test_a_replayed_claim_returns_the_original_token_even_after_the_lease(

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import (
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_support import (
     MIRA,
     OTHER_AGENT,
     SCREENER,
@@ -17,9 +19,6 @@ from engine_support import (
     start,
     step_states,
 )
-
-from engine.clock import ManualClock
-from engine.core import Engine
 
 
 async def _run(engine: Engine, tmp_path: Path) -> str:

@@ -4,10 +4,21 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine_support import LENA, MIRA, OPS, SCREENER, SCREENING, THREE_AGENTS, call, err, ok, publish, start
-
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_support import (
+    LENA,
+    MIRA,
+    OPS,
+    SCREENER,
+    SCREENING,
+    THREE_AGENTS,
+    call,
+    err,
+    ok,
+    publish,
+    start,
+)
 
 
 async def test_list_runs_filters_and_pages(engine: Engine, tmp_path: Path, clock: ManualClock) -> None:

@@ -6,12 +6,12 @@ import hashlib
 from pathlib import Path
 
 import pytest
-from engine_support import SCREENER, call, err, make_org
 
-from engine.auth import ConfigError, OrgConfig, ServerSettings
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity
+from engine.org import ConfigError, OrgConfig, ServerSettings
+from tests.engine.engine_support import SCREENER, call, err, make_org
 
 GOOD = """
 [server]

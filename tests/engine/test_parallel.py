@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine_support import (
+from engine.core import Engine
+from engine.identity import Identity
+from tests.engine.engine_support import (
     FIXTURES,
     LENA,
     MIRA,
@@ -20,9 +22,6 @@ from engine_support import (
     start,
     step_states,
 )
-
-from engine.core import Engine
-from engine.identity import Identity
 
 BIND = {"operations-lead": "g_finance", "security-lead": "g_finance", "communications-lead": "g_legal"}
 

@@ -5,7 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine_support import (
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.engine.engine_support import (
     LENA,
     MIRA,
     OMAR,
@@ -22,9 +24,6 @@ from engine_support import (
     start,
     step_states,
 )
-
-from engine.clock import ManualClock
-from engine.core import Engine
 
 APPROVAL = """
 ---

@@ -5,12 +5,23 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from engine_support import FIXTURES, MIRA, SAMPLES, SCREENER, THREE_AGENTS, call, make_org, ok, publish, start
 
 from engine import document
 from engine.core import Engine
 from engine.tools import reads
 from engine.tools.catalog import draft
+from tests.engine.engine_support import (
+    FIXTURES,
+    MIRA,
+    SAMPLES,
+    SCREENER,
+    THREE_AGENTS,
+    call,
+    make_org,
+    ok,
+    publish,
+    start,
+)
 
 FIXTURE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
 SAMPLE_DIRS = sorted(p for p in SAMPLES.iterdir() if (p / "PROCESS.md").is_file())

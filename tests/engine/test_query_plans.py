@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from engine_support import MIRA, OPS, SCREENER, THREE_AGENTS, call, ok, publish, start
-from test_people import APPROVAL, BIND
 
 from engine.core import Engine
 from engine.store.sqlite import SqliteStore
+from tests.engine.engine_support import MIRA, OPS, SCREENER, THREE_AGENTS, call, ok, publish, start
+from tests.engine.test_people import APPROVAL, BIND
 
 FULL_SCAN = re.compile(
     r"\bSCAN (?!CONSTANT)(\w+)(?! USING (?:INTEGER PRIMARY KEY|(?:COVERING )?INDEX \w+ \())"

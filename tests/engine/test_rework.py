@@ -6,10 +6,20 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from engine_support import LENA, MIRA, OMAR, SCREENER, call, claim, ok, publish, start, step_states
-
 from engine.clock import ManualClock
 from engine.core import Engine
+from tests.engine.engine_support import (
+    LENA,
+    MIRA,
+    OMAR,
+    SCREENER,
+    call,
+    claim,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 REVIEWS = """
 ---

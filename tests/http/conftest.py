@@ -6,11 +6,12 @@ from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
-from http_support import BIND, make_org, write_process
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
+from engine.http.app import RunningServer, start_server
+from tests.http.http_support import BIND, make_org, write_process
+from tests.support.ports import free_port
 
 
 @pytest.fixture
@@ -20,7 +21,7 @@ def clock() -> ManualClock:
 
 @pytest.fixture
 def port() -> int:
-    return first_free_port("127.0.0.1", start=28765)
+    return free_port()
 
 
 @pytest.fixture

@@ -8,12 +8,12 @@ import time
 
 import httpx
 import pytest
-from http_support import AGENT_TOKEN, ok
 
-from engine.auth import OrgConfig, ServerSettings
 from engine.core import Engine
 from engine.http.app import RunningServer, first_free_port, max_request_bytes, start_server
 from engine.http.client import McpHttpClient
+from engine.org import OrgConfig, ServerSettings
+from tests.http.http_support import AGENT_TOKEN, ok
 
 
 def test_first_free_port_skips_a_taken_port() -> None:

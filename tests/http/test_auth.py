@@ -7,12 +7,12 @@ from typing import Any
 
 import httpx
 import pytest
-from http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.client import McpHttpClient
 from engine.tools import dispatch
+from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -174,10 +174,10 @@ async def test_an_exception_escaping_the_engine_is_answered_generically(
     ]
 
 
-async def test_each_call_is_logged_with_identity_tool_outcome_and_time(
+async def test_at_debug_each_call_is_logged_with_identity_tool_outcome_and_time(
     server: RunningServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="apc.calls"):
+    with caplog.at_level(logging.DEBUG, logger="apc.calls"):
         async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
             await mira.call("describe")
             await mira.call("get_run", {"runId": "r_none"})

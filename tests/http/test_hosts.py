@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
-from http_support import AGENT_TOKEN
 
 from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
-from engine.http.hosts import is_loopback, security_settings
+from engine.http.app import RunningServer, start_server
+from engine.http.hosts import security_settings
+from engine.net import is_loopback
+from tests.http.http_support import AGENT_TOKEN
+from tests.support.ports import free_port
 
 BODY = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
 
@@ -56,7 +58,7 @@ async def test_the_file_route_checks_the_host_too(server: RunningServer) -> None
 
 
 async def test_a_public_bind_accepts_the_allowed_host_and_nothing_else(engine: Engine) -> None:
-    port = first_free_port("0.0.0.0", start=29765)
+    port = free_port("0.0.0.0")
     running = await start_server(engine, "0.0.0.0", port, ["agents.example.com"])
     try:
         assert running.url == f"http://127.0.0.1:{port}/mcp"

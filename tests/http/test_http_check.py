@@ -16,7 +16,17 @@ from typing import Any
 
 import pytest
 import uvicorn
-from http_support import (
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from engine.check.openai import OpenAIEvaluator
+from engine.clock import ManualClock
+from engine.core import Engine
+from engine.http.app import RunningServer, start_server
+from engine.http.client import McpHttpClient
+from engine.http.serve import ServeOptions, serve
+from tests.check.check_support import Stub, completion
+from tests.http.http_support import (
     AGENT,
     AGENT_TOKEN,
     BIND,
@@ -29,16 +39,7 @@ from http_support import (
     ok,
     rid,
 )
-from starlette.applications import Starlette
-from starlette.routing import Route
-
-from engine.check.openai import OpenAIEvaluator
-from engine.clock import ManualClock
-from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
-from engine.http.client import McpHttpClient
-from engine.http.serve import ServeOptions, serve
-from tests.check.check_support import Stub, completion
+from tests.support.ports import free_port
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "conformance" / "fixtures"
 YES_NO = "The cleared verdict matches what the attached report says."
@@ -400,7 +401,7 @@ async def test_apc_serve_reads_the_check_table_and_offers_check_1(
     monkeypatch.setenv("APC_TEST_JUDGE_KEY", "sk-serve")
     config = tmp_path / "org.toml"
     config.write_text(ORG.replace("{url}", stub.url).replace("checkless = 1\n", ""))
-    options = ServeOptions(config=config, data=tmp_path / "data", port=first_free_port(start=32765))
+    options = ServeOptions(config=config, data=tmp_path / "data", port=free_port())
     stop = asyncio.Event()
     ready: asyncio.Queue[RunningServer] = asyncio.Queue()
     with caplog.at_level(logging.INFO, logger="apc.serve"):
@@ -438,7 +439,7 @@ async def test_apc_serve_refuses_a_check_table_it_cannot_use(
         monkeypatch.setenv("APC_TEST_JUDGE_KEY", key)
     config = tmp_path / "org.toml"
     config.write_text(text)
-    options = ServeOptions(config=config, data=tmp_path / "data", port=first_free_port(start=32865))
+    options = ServeOptions(config=config, data=tmp_path / "data", port=free_port())
     with caplog.at_level(logging.ERROR, logger="apc.serve"):
         status = await serve(options, stop=asyncio.Event())
     assert status == 2

@@ -12,14 +12,15 @@ import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
-from http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
 from jwt.algorithms import RSAAlgorithm
 
-from engine.auth import ConfigError
 from engine.core import Engine
-from engine.http.app import RunningServer, first_free_port, start_server
+from engine.http.app import RunningServer, start_server
 from engine.http.client import McpHttpClient
-from engine.http.oauth import OAuthConfig, OAuthVerifier, load_org
+from engine.http.oauth import OAuthVerifier
+from engine.org import ConfigError, OAuthConfig, OrgConfig
+from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
+from tests.support.ports import free_port
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "https://agents.example.com/mcp"
@@ -56,7 +57,7 @@ def token(key: rsa.RSAPrivateKey, kid: str = KID, **overrides: Any) -> str:
 async def oauth_server(engine: Engine, jwks_file: Path) -> AsyncIterator[RunningServer]:
     config = OAuthConfig(issuer=ISSUER, audience=AUDIENCE, jwks_file=jwks_file, agent_claim="agent_id")
     verifier = await OAuthVerifier.from_config(config)
-    port = first_free_port("127.0.0.1", start=30765)
+    port = free_port()
     running = await start_server(engine, port=port, oauth=verifier, public_url=f"http://127.0.0.1:{port}")
     try:
         yield running
@@ -127,7 +128,7 @@ async def test_tokens_that_do_not_verify_or_map_are_401(oauth_server: RunningSer
             headers={"kid": KID},
         ),
         "unsigned": jwt.encode(
-            {"iss": ISSUER, "aud": AUDIENCE, "exp": now + 300, "email": MIRA}, None, algorithm="none"
+            {"iss": ISSUER, "aud": AUDIENCE, "exp": now + 300, "email": MIRA}, "", algorithm="none"
         ),
     }
     statuses = {}
@@ -191,7 +192,8 @@ def write_org(tmp_path: Path, jwks: str = 'jwks_file = "keys/jwks.json"', extra:
 
 
 def test_the_oauth_table_is_read_beside_the_org(tmp_path: Path) -> None:
-    org, oauth = load_org(write_org(tmp_path))
+    org = OrgConfig.load(write_org(tmp_path))
+    oauth = org.oauth
     assert list(org.agents) == [AGENT]
     assert oauth == OAuthConfig(
         issuer=ISSUER,
@@ -205,7 +207,7 @@ def test_the_oauth_table_is_read_beside_the_org(tmp_path: Path) -> None:
 def test_an_org_without_oauth_has_none(tmp_path: Path) -> None:
     path = tmp_path / "org.toml"
     path.write_text(ORG.split("[oauth]")[0])
-    assert load_org(path)[1] is None
+    assert OrgConfig.load(path).oauth is None
 
 
 @pytest.mark.parametrize(
@@ -234,7 +236,7 @@ def test_an_org_without_oauth_has_none(tmp_path: Path) -> None:
 def test_a_bad_oauth_table_names_the_key(tmp_path: Path, jwks: str, extra: str, message: str) -> None:
     path = write_org(tmp_path, jwks, extra)
     with pytest.raises(ConfigError) as caught:
-        load_org(path)
+        OrgConfig.load(path)
     assert str(caught.value) == f"{path}: {message}"
 
 
@@ -242,7 +244,7 @@ def test_a_missing_issuer_is_named(tmp_path: Path) -> None:
     path = tmp_path / "org.toml"
     path.write_text('[oauth]\naudience = "x"\njwks_file = "k.json"\n')
     with pytest.raises(ConfigError) as caught:
-        load_org(path)
+        OrgConfig.load(path)
     assert str(caught.value) == f"{path}: oauth.issuer: required, a non-empty string"
 
 
@@ -273,5 +275,5 @@ def test_the_issuer_must_be_an_https_url(tmp_path: Path, issuer: str, message: s
     path = tmp_path / "org.toml"
     path.write_text(f'[oauth]\nissuer = "{issuer}"\naudience = "x"\njwks_file = "k.json"\n')
     with pytest.raises(ConfigError) as caught:
-        load_org(path)
+        OrgConfig.load(path)
     assert str(caught.value) == f"{path}: line 2: {message}"

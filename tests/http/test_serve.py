@@ -13,13 +13,15 @@ import time
 from pathlib import Path
 
 import pytest
-from http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
 
-from engine.auth import OrgConfig
 from engine.cli import main
-from engine.http.app import RunningServer, first_free_port
+from engine.datafolder import FolderLock, default_data_dir
+from engine.http.app import RunningServer
 from engine.http.client import McpHttpClient
-from engine.http.serve import ServeOptions, default_data_dir, serve
+from engine.http.serve import ServeOptions, serve
+from engine.org import OrgConfig
+from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
+from tests.support.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -64,9 +66,7 @@ async def serve_once(options: ServeOptions) -> tuple[int, list[dict[str, object]
 async def test_serve_publishes_then_serves_until_stopped(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
-    options = ServeOptions(
-        config=write_config(tmp_path), data=tmp_path / "data", port=first_free_port(start=31765)
-    )
+    options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=free_port())
     with caplog.at_level(logging.INFO, logger="apc.serve"):
         first = await serve_once(options)
         second = await serve_once(options)
@@ -100,7 +100,7 @@ async def test_a_bad_config_exits_2_naming_the_key_before_anything_starts(
     tmp_path: Path, caplog: pytest.LogCaptureFixture, text: str, message: str
 ) -> None:
     config = write_config(tmp_path, text)
-    options = ServeOptions(config=config, data=tmp_path / "data", port=first_free_port(start=31765))
+    options = ServeOptions(config=config, data=tmp_path / "data", port=free_port())
     with caplog.at_level(logging.ERROR, logger="apc.serve"):
         status = await serve(options, stop=asyncio.Event())
     assert status == 2
@@ -112,7 +112,7 @@ async def test_a_process_that_cannot_be_published_exits_2_with_its_issues(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     config = write_config(tmp_path, ORG.replace('bind = { finance-approver = "g_finance" }', "bind = {}"))
-    options = ServeOptions(config=config, data=tmp_path / "data", port=first_free_port(start=31765))
+    options = ServeOptions(config=config, data=tmp_path / "data", port=free_port())
     with caplog.at_level(logging.ERROR, logger="apc.serve"):
         status = await serve(options, stop=asyncio.Event())
     assert status == 2
@@ -123,7 +123,7 @@ async def test_a_process_that_cannot_be_published_exits_2_with_its_issues(
 
 
 async def test_a_taken_port_exits_1(tmp_path: Path, caplog: pytest.LogCaptureFixture) -> None:
-    port = first_free_port(start=31765)
+    port = free_port()
     blocker = await asyncio.start_server(lambda r, w: None, "127.0.0.1", port)
     try:
         options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=port)
@@ -140,7 +140,7 @@ async def test_a_taken_port_exits_1(tmp_path: Path, caplog: pytest.LogCaptureFix
 
 @pytest.mark.parametrize("sig", [signal.SIGINT, signal.SIGTERM])
 def test_the_server_process_stops_cleanly_within_two_seconds(tmp_path: Path, sig: signal.Signals) -> None:
-    port = first_free_port(start=32765)
+    port = free_port()
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(write_config(tmp_path))]
     command += ["--data", str(tmp_path / "data"), "--port", str(port), "--speed", "60"]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
@@ -220,12 +220,48 @@ async def test_a_data_folder_that_cannot_be_made_exits_1(
 ) -> None:
     blocker = tmp_path / "a-file"
     blocker.write_text("not a folder")
-    options = ServeOptions(
-        config=write_config(tmp_path), data=blocker / "data", port=first_free_port(start=31765)
-    )
+    options = ServeOptions(config=write_config(tmp_path), data=blocker / "data", port=free_port())
     with caplog.at_level(logging.ERROR, logger="apc.serve"):
         status = await serve(options, stop=asyncio.Event())
     assert status == 1
     assert [r.getMessage() for r in caplog.records] == [
         f"cannot open the data folder {blocker / 'data'}: [Errno 20] Not a directory: '{blocker / 'data'}'"
+    ]
+
+
+async def test_port_0_serves_on_a_free_port_and_says_which(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=0)
+    stop = asyncio.Event()
+    ready: asyncio.Queue[RunningServer] = asyncio.Queue()
+    with caplog.at_level(logging.INFO, logger="apc.serve"):
+        task = asyncio.create_task(serve(options, stop=stop, on_ready=ready.put_nowait))
+        server = await ready.get()
+        try:
+            assert server.port != 0
+            assert server.url == f"http://127.0.0.1:{server.port}/mcp"
+            async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+                assert ok(await client.call("describe"), "describe")["protocol"] == "agentprocess"
+        finally:
+            stop.set()
+        assert await task == 0
+    assert any(r.getMessage().startswith(f"serving {server.url} ") for r in caplog.records)
+
+
+async def test_a_data_folder_in_use_exits_1_naming_its_holder(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    lock = FolderLock.acquire(data)
+    try:
+        options = ServeOptions(config=write_config(tmp_path), data=data, port=0)
+        with caplog.at_level(logging.ERROR, logger="apc.serve"):
+            status = await serve(options, stop=asyncio.Event())
+    finally:
+        lock.release()
+    assert status == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"the data folder {data} is in use by process {os.getpid()}: stop it, or choose another folder with --data"
     ]

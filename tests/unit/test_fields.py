@@ -359,7 +359,7 @@ json_any = st.recursive(
     max_leaves=8,
 )
 numbers = st.integers() | st.floats(allow_nan=False, allow_infinity=False)
-VALUES = {
+VALUES: dict[str, st.SearchStrategy[Any]] = {
     "string": st.text(),
     "number": numbers,
     "boolean": st.booleans(),

@@ -64,6 +64,8 @@ def test_yaml_layout_and_comments_do_not_change_the_hash() -> None:
     flow = '---\n{steps: [{finish: ok, id: s}], "inputs": {n: number}, name: a}\n---\nBody \n'
     first, second = parse_document(block), parse_document(flow)
     assert first.issues == second.issues == ()
+    assert first.frontmatter is not None and second.frontmatter is not None
+    assert first.body is not None and second.body is not None
     canonical = '{"inputs":{"n":"number"},"name":"a","steps":[{"finish":"ok","id":"s"}]}'
     assert content_hash(first.frontmatter, first.body) == _sha256(canonical, "Body \n")
     assert content_hash(second.frontmatter, second.body) == _sha256(canonical, "Body \n")

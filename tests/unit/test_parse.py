@@ -382,6 +382,7 @@ def test_every_conformance_fixture_parses_cleanly() -> None:
     for path in paths:
         parsed = parse_document(path.read_text(encoding="utf-8"))
         assert parsed.issues == (), path
+        assert parsed.frontmatter is not None
         assert parsed.frontmatter["name"] == path.parent.name
         assert _plain_json(parsed.frontmatter)
 

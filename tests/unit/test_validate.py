@@ -262,7 +262,7 @@ SHAPED = st.fixed_dictionaries(
 )
 
 
-KIND_VALUES = {
+KIND_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "agent": st.just("Do it."),
     "task": st.just("Do it yourself."),
     "approve": st.just("Approve it."),
@@ -272,7 +272,7 @@ KIND_VALUES = {
     "finish": st.just("done"),
     "parallel": st.lists(_ID, min_size=1, max_size=3),
 }
-OPTIONAL_VALUES = {
+OPTIONAL_VALUES: dict[str, st.SearchStrategy[Any]] = {
     "next": _ID | st.lists(_ROUTE, min_size=1, max_size=3),
     "person": st.sampled_from(["clerk", "initiator", "inputs.who", "inputs.when"]),
     "on_reject": _ID,

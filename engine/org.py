@@ -4,11 +4,10 @@ Spec §3.4 maps roles to groups at publication and §4.1 says who may call what;
 to know who belongs where asks this object. Tokens are compared as SHA-256 digests with
 `hmac.compare_digest` over every credential, so a lookup's timing does not reveal which one matched.
 
-The same file carries two tables other modules own: `[check]` (the evaluator, check profile §5),
-parsed by `engine.check.config`, and `[oauth]` (the identity provider), parsed by
-`engine.http.oauth`. `OrgConfig.load` is the one loader for the file, so the console, `apc serve` and
-the tests read it the same way. The OAuth parser is imported only when the file has `[oauth]`, so
-the engine stays importable without the HTTP stack.
+The same file carries `[check]` (the evaluator, check profile §5), parsed by `engine.check.config`,
+and `[oauth]` (the identity provider), parsed here; `engine.http.oauth` only verifies tokens against
+it. `OrgConfig.load` is the one loader for the file, so the console, `apc serve` and the tests read it
+the same way. This module imports nothing above the check configuration, the identity and `net`.
 """
 
 from __future__ import annotations
@@ -16,17 +15,18 @@ from __future__ import annotations
 import hashlib
 import hmac
 import re
+import secrets
 import tomllib
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
+from urllib.parse import urlsplit
 
 from engine.check.config import CheckConfig, parse_check_config
 from engine.check.evaluator import CheckConfigError
 from engine.identity import Identity
-
-if TYPE_CHECKING:
-    from engine.http.oauth import OAuthConfig
+from engine.net import is_loopback
+from engine.notify import NotifyConfigError, NotifyTarget, parse_notify
 
 OPERATORS_GROUP = "operators"
 """The reserved group escalations are assigned to (spec §3.3): every person with `operator = true`."""
@@ -50,6 +50,15 @@ def is_email(value: object) -> bool:
 
 def token_digest(token: str) -> str:
     return hashlib.sha256(token.encode()).hexdigest()
+
+
+TOKEN_PREFIX = "apc_"
+TOKEN_BYTES = 32
+
+
+def new_token() -> str:
+    """256 random bits, URL-safe, with a prefix that makes a leaked token easy to recognise."""
+    return TOKEN_PREFIX + secrets.token_urlsafe(TOKEN_BYTES)
 
 
 @dataclass(frozen=True)
@@ -80,6 +89,18 @@ class ProcessEntry:
     bind: dict[str, str] = field(default_factory=dict)
 
 
+OAUTH_KEYS = frozenset({"issuer", "audience", "jwks_file", "jwks_url", "agent_claim"})
+
+
+@dataclass(frozen=True)
+class OAuthConfig:
+    issuer: str
+    audience: str
+    jwks_file: Path | None = None
+    jwks_url: str | None = None
+    agent_claim: str | None = None
+
+
 @dataclass
 class OrgConfig:
     server: ServerSettings = field(default_factory=ServerSettings)
@@ -91,6 +112,8 @@ class OrgConfig:
     """The `[check]` table: which evaluator answers checks (none: `check-1` is not offered) and limits."""
     oauth: OAuthConfig | None = None
     """The `[oauth]` table, or None when bearer tokens from this file are the only credentials."""
+    notify: tuple[NotifyTarget, ...] = ()
+    """The `[[notify]]` tables: where notifications of which kinds are delivered."""
 
     @classmethod
     def build(
@@ -102,6 +125,7 @@ class OrgConfig:
         agents: dict[str, str | None] | None = None,
         server: ServerSettings | None = None,
         check: CheckConfig | None = None,
+        notify: tuple[NotifyTarget, ...] = (),
     ) -> OrgConfig:
         """An org in code (tests, embedded console): people/operators/agents map an id to a plain token."""
         people_map: dict[str, Person] = {}
@@ -116,6 +140,7 @@ class OrgConfig:
             people=people_map,
             agents=agent_map,
             check=check or CheckConfig(),
+            notify=notify,
         )
         org.validate()
         return org
@@ -139,7 +164,7 @@ class OrgConfig:
     @classmethod
     def from_mapping(cls, raw: dict[str, Any], *, base: Path) -> OrgConfig:
         """The parsed TOML; relative paths (processes, scripted answers, key files) are under `base`."""
-        _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth"})
+        _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth", "notify"})
         server_raw = _table(raw, "server")
         _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes"})
         server = ServerSettings(
@@ -198,6 +223,7 @@ class OrgConfig:
             processes=processes,
             check=_check(raw, base),
             oauth=_oauth(raw, base),
+            notify=_notify(raw),
         )
         org.validate()
         return org
@@ -212,7 +238,8 @@ class OrgConfig:
         for aid in self.agents:
             if not _ID.fullmatch(aid):
                 raise ConfigError(f"agents.{aid}: id must be letters, digits, '_', '.' or '-'")
-        digests = [c.token_sha256 for c in (*self.people.values(), *self.agents.values()) if c.token_sha256]
+        credentials: list[Person | Agent] = [*self.people.values(), *self.agents.values()]
+        digests = [c.token_sha256 for c in credentials if c.token_sha256]
         if len(digests) != len(set(digests)):
             raise ConfigError("tokens: two identities share one token")
 
@@ -249,6 +276,10 @@ class OrgConfig:
         person = self.people.get(identity.id)
         return identity.operator or (person is not None and person.operator)
 
+    def notify_urls(self, kind: str) -> list[str]:
+        """The targets that want notifications of `kind`, by URL."""
+        return [target.url for target in self.notify if target.wants(kind)]
+
     def operators(self) -> list[str]:
         return sorted(p.email for p in self.people.values() if p.operator)
 
@@ -273,12 +304,62 @@ def _check(raw: dict[str, Any], base: Path) -> CheckConfig:
         raise ConfigError(str(exc)) from None
 
 
-def _oauth(raw: dict[str, Any], base: Path) -> OAuthConfig | None:
-    if "oauth" not in raw:
-        return None
-    from engine.http.oauth import parse_oauth
+def _notify(raw: dict[str, Any]) -> tuple[NotifyTarget, ...]:
+    try:
+        return parse_notify(raw.get("notify"))
+    except NotifyConfigError as exc:
+        raise ConfigError(str(exc)) from None
 
-    return parse_oauth(raw["oauth"], base=base)
+
+def _oauth(raw: dict[str, Any], base: Path) -> OAuthConfig | None:
+    return None if "oauth" not in raw else parse_oauth(raw["oauth"], base=base)
+
+
+def parse_oauth(raw: object, *, base: Path) -> OAuthConfig:
+    """Check the `[oauth]` table; a relative `jwks_file` is relative to the config file's folder."""
+    if not isinstance(raw, dict):
+        raise ConfigError("oauth: expected a table ([oauth])")
+    for key in raw:
+        if key not in OAUTH_KEYS:
+            raise ConfigError(f"oauth.{key}: unknown key (allowed: {', '.join(sorted(OAUTH_KEYS))})")
+    values: dict[str, str] = {}
+    for key in ("issuer", "audience", "jwks_file", "jwks_url", "agent_claim"):
+        value = raw.get(key)
+        if value is None:
+            continue
+        if not isinstance(value, str) or not value.strip():
+            raise ConfigError(f"oauth.{key}: expected a non-empty string")
+        values[key] = value.strip()
+    for key in ("issuer", "audience"):
+        if key not in values:
+            raise ConfigError(f"oauth.{key}: required, a non-empty string")
+    if ("jwks_file" in values) == ("jwks_url" in values):
+        raise ConfigError("oauth.jwks_file: give exactly one of jwks_file and jwks_url")
+    if not _secure_url(values["issuer"]):
+        raise ConfigError("oauth.issuer: expected an https:// URL")
+    url = values.get("jwks_url")
+    if url is not None and not _secure_url(url):
+        raise ConfigError("oauth.jwks_url: expected an https:// URL")
+    jwks_file = values.get("jwks_file")
+    return OAuthConfig(
+        issuer=values["issuer"],
+        audience=values["audience"],
+        jwks_file=None if jwks_file is None else (base / jwks_file).resolve(),
+        jwks_url=url,
+        agent_claim=values.get("agent_claim"),
+    )
+
+
+def _secure_url(url: str) -> bool:
+    """https, or http to this machine (an identity provider run locally for development)."""
+    try:
+        parts = urlsplit(url)
+        host = parts.hostname
+    except ValueError:
+        return False
+    if not host:
+        return False
+    return parts.scheme == "https" or (parts.scheme == "http" and is_loopback(host))
 
 
 _LINED_TABLES = ("check", "oauth")

@@ -10,7 +10,7 @@ from typing import Any
 from jsonschema import Draft202012Validator
 from referencing import Registry, Resource
 
-SPEC = Path(__file__).resolve().parents[1].parent / "shared" / "agentprocess"
+SPEC = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess"
 """The reference copy of the specification, beside the repository."""
 SCHEMAS = SPEC / "schemas" / "core-2"
 
