@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any, NoReturn
 
 SHOWN_CHARS = 400
@@ -27,12 +28,17 @@ def show(value: Any) -> str:
 
 
 def same(a: Any, b: Any) -> bool:
-    """JSON equality: `true` is not `1` (Python says it is); `1` and `1.0` are one number."""
+    """JSON equality: `true` is not `1` (Python says it is); `1` and `1.0` are one number; a `near`
+    time in either value matches a time within a second of it."""
+    if isinstance(b, Near):
+        return b.matches(a)
+    if isinstance(a, Near):
+        return a.matches(b)
     if isinstance(a, bool) or isinstance(b, bool):
         return isinstance(a, bool) and isinstance(b, bool) and a == b
     if isinstance(a, dict) and isinstance(b, dict):
         return a.keys() == b.keys() and all(same(a[k], b[k]) for k in a)
-    if isinstance(a, list) and isinstance(b, list):
+    if isinstance(a, list | tuple) and isinstance(b, list | tuple):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, int | float) and isinstance(b, int | float):
         return a == b
@@ -68,6 +74,30 @@ def only(what: str, items: list[Any]) -> Any:
 
 TIME_SLACK_SECONDS = 1.0
 """How far two server times derived from one instant may differ: the wire has second precision."""
+
+
+@dataclass(frozen=True)
+class Near:
+    """Inside an expected value: an RFC 3339 time within `TIME_SLACK_SECONDS` of `text`, for times a
+    server derives from one instant it may write with another precision (a step's `due` from the
+    write that made it ready)."""
+
+    text: str
+
+    def matches(self, value: Any) -> bool:
+        from conform.clock import parse_time
+
+        try:
+            return abs((parse_time(str(value)) - parse_time(self.text)).total_seconds()) <= TIME_SLACK_SECONDS
+        except ValueError:
+            return False
+
+    def __str__(self) -> str:
+        return f"about {self.text}"
+
+
+def near(text: str) -> Near:
+    return Near(text)
 
 
 def equal_time(what: str, got: Any, expected: str, slack: float = TIME_SLACK_SECONDS) -> None:

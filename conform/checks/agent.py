@@ -17,7 +17,7 @@ from conform.checks.common import (
     vendor_submission,
 )
 from conform.clock import parse_time
-from conform.expect import between, equal, equal_time, only, true
+from conform.expect import between, equal, equal_time, near, only, true
 from conform.registry import check
 from conform.session import Session, at_offset, states, step_entry, work_item
 
@@ -48,8 +48,8 @@ async def get_work(s: Session) -> None:
             "process": "conform-vendor",
             "version": s.version("conform-vendor"),
             "mode": "test",
-            "readySince": view["run"]["startedAt"],
-            "due": at_offset(view["run"]["startedAt"], 86400),
+            "readySince": near(view["run"]["startedAt"]),
+            "due": near(at_offset(view["run"]["startedAt"], 86400)),
             "overdue": False,
             "handoff": None,
             "claim": {

@@ -12,7 +12,7 @@ import asyncio
 from typing import Any
 
 from conform.checks.common import VENDOR_STEP, vendor_at_approval
-from conform.expect import equal, equal_time, true
+from conform.expect import equal, equal_time, near, true
 from conform.registry import check
 from conform.session import Session, at_offset, states, step_entry, work_item
 
@@ -63,7 +63,7 @@ async def approval_item(s: Session) -> None:
             "evidence": None,
             "next": None,
             "assignedTo": {"group": s.group},
-            "due": at_offset(view["run"]["updatedAt"], 2 * 86400),
+            "due": near(at_offset(view["run"]["updatedAt"], 2 * 86400)),
             "escalation": None,
             "handoff": None,
             "mode": "test",
@@ -350,7 +350,7 @@ async def returned(s: Session) -> None:
         "returned": {
             "note": "It is back up; try again.",
             "by": s.operator.value,
-            "at": back["run"]["updatedAt"],
+            "at": near(back["run"]["updatedAt"]),
         }
     }
     listed = await s.agent_items(s.agent, [run_id], "conform-vendor")

@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from conform.catalog import listed_item, needed
-from conform.expect import equal, fail, true
+from conform.expect import equal, fail, near, true
 from conform.registry import check
 from conform.session import Session, at_offset, rid, work_item
 
@@ -119,7 +119,7 @@ async def run_at_start(s: Session) -> None:
                 "id": "check_vendor",
                 "kind": "agent",
                 "state": "ready",
-                "due": at_offset(started, 86400),
+                "due": near(at_offset(started, 86400)),
                 "overdue": False,
             },
             {"id": "approve", "kind": "approve", "state": None},

@@ -15,7 +15,7 @@ from typing import Any
 
 from conform.checks.common import vendor_at_approval
 from conform.clock import parse_time
-from conform.expect import between, equal, equal_time, true
+from conform.expect import between, equal, equal_time, near, true
 from conform.registry import check
 from conform.session import Session, at_offset, states, step_entry, work_item
 
@@ -304,14 +304,14 @@ async def overdue(s: Session) -> None:
     """Past its due an agent step and an approval are marked overdue, and both can still be done."""
     view = await s.start("conform-overdue", {"ref": "O-1"})
     run_id, started = view["run"]["id"], view["run"]["startedAt"]
-    due = at_offset(started, MINUTE)
+    due = near(at_offset(started, MINUTE))
     equal(
         "work at start",
         step_entry(view, "work"),
         {"id": "work", "kind": "agent", "state": "ready", "due": due, "overdue": False},
     )
     late = await s.until_view(
-        run_id, "work overdue", lambda v: step_entry(v, "work").get("overdue") is True, parse_time(due)
+        run_id, "work overdue", lambda v: step_entry(v, "work").get("overdue") is True, parse_time(due.text)
     )
     equal(
         "work once overdue",
@@ -325,7 +325,7 @@ async def overdue(s: Session) -> None:
         [("work", due, True)],
     )
     submitted = await s.work(run_id, "work", {"done": True})
-    sign_due = at_offset(submitted["run"]["updatedAt"], MINUTE)
+    sign_due = near(at_offset(submitted["run"]["updatedAt"], MINUTE))
     equal(
         "sign when it becomes ready",
         step_entry(submitted, "sign"),
@@ -333,7 +333,10 @@ async def overdue(s: Session) -> None:
     )
     equal("the item's due", work_item(submitted, "sign")["due"], sign_due)
     late = await s.until_view(
-        run_id, "sign overdue", lambda v: step_entry(v, "sign").get("overdue") is True, parse_time(sign_due)
+        run_id,
+        "sign overdue",
+        lambda v: step_entry(v, "sign").get("overdue") is True,
+        parse_time(sign_due.text),
     )
     done = await s.decide(s.person1, late, "sign", "approved")
     equal("outcome of the late run", done["run"]["outcome"], "done")
@@ -350,7 +353,7 @@ async def due_restarts(s: Session) -> None:
             "id": "check_vendor",
             "kind": "agent",
             "state": "ready",
-            "due": at_offset(rejected["run"]["updatedAt"], 86400),
+            "due": near(at_offset(rejected["run"]["updatedAt"], 86400)),
             "overdue": False,
         },
     )

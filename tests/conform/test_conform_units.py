@@ -12,7 +12,7 @@ import pytest
 from conform import config as conform_config
 from conform.checks.arguments import CASES, TOOLS
 from conform.clock import ServerClock, parse_time, seconds, wire
-from conform.expect import CheckFailed, equal, equal_time, same
+from conform.expect import CheckFailed, equal, equal_time, near, same
 from conform.report import Report, Result
 from tests.support.schemas import SCHEMAS, validator
 
@@ -116,6 +116,15 @@ def test_expectations_compare_json_values_and_word_the_failure() -> None:
         equal("run state", "active", "ended")
     assert str(raised.value) == 'run state: expected "ended", got "active"'
     equal_time("due", "2026-10-06T09:00:01Z", "2026-10-06T09:00:00Z")
+    about = near("2026-10-06T09:00:00Z")
+    assert same({"due": "2026-10-06T09:00:01Z", "at": ["x"]}, {"due": about, "at": ("x",)})
+    assert not same(["2026-10-06T09:00:02Z"], [about]) and not same("soon", about)
+    with pytest.raises(CheckFailed) as raised:
+        equal("step", {"due": "2026-10-06T10:00:00Z"}, {"due": about})
+    assert (
+        str(raised.value)
+        == 'step: expected {"due": "about 2026-10-06T09:00:00Z"}, got {"due": "2026-10-06T10:00:00Z"}'
+    )
     with pytest.raises(CheckFailed):
         equal_time("due", "2026-10-06T09:00:02Z", "2026-10-06T09:00:00Z")
 
