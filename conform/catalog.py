@@ -16,8 +16,6 @@ from typing import Any
 
 from ruamel.yaml import YAML
 
-ROLE = "approver"
-"""The one role name the runner's processes use; bound to the config's group."""
 PROCESS_FILE = "PROCESS.md"
 
 

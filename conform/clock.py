@@ -13,8 +13,6 @@ from __future__ import annotations
 import time
 from datetime import UTC, datetime, timedelta
 
-DURATION_UNITS = {"m": 60, "h": 3600, "d": 86400}
-
 
 def parse_time(text: str) -> datetime:
     """An RFC 3339 timestamp with an offset (`Z` or `+02:00`); ValueError otherwise."""
@@ -22,16 +20,6 @@ def parse_time(text: str) -> datetime:
     if value.tzinfo is None:
         raise ValueError(f"no offset in {text!r}")
     return value.astimezone(UTC)
-
-
-def wire(when: datetime) -> str:
-    """UTC, second precision, `Z`: the form a request carries."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def seconds(duration: str) -> int:
-    """A spec §2.4 duration (`30m`, `4h`, `3d`) in seconds."""
-    return int(duration[:-1]) * DURATION_UNITS[duration[-1]]
 
 
 class ServerClock:

@@ -7,9 +7,10 @@ helper raises `CheckFailed` with `expected …, got …`, the values shown as co
 from __future__ import annotations
 
 import json
-from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any, NoReturn
+
+from conform.clock import parse_time
 
 SHOWN_CHARS = 400
 
@@ -59,12 +60,6 @@ def true(condition: bool, message: str) -> None:
         fail(message)
 
 
-def contains(what: str, items: Iterable[Any], expected: Any) -> None:
-    listed = list(items)
-    if not any(same(item, expected) for item in listed):
-        fail(f"{what}: expected {show(expected)} among {show(listed)}")
-
-
 def only(what: str, items: list[Any]) -> Any:
     """The one item of a list that must have exactly one."""
     if len(items) != 1:
@@ -85,8 +80,6 @@ class Near:
     text: str
 
     def matches(self, value: Any) -> bool:
-        from conform.clock import parse_time
-
         try:
             return abs((parse_time(str(value)) - parse_time(self.text)).total_seconds()) <= TIME_SLACK_SECONDS
         except ValueError:
@@ -102,8 +95,6 @@ def near(text: str) -> Near:
 
 def equal_time(what: str, got: Any, expected: str, slack: float = TIME_SLACK_SECONDS) -> None:
     """`got` is an RFC 3339 time within `slack` seconds of `expected`."""
-    from conform.clock import parse_time
-
     try:
         difference = abs((parse_time(str(got)) - parse_time(expected)).total_seconds())
     except ValueError:
@@ -114,8 +105,6 @@ def equal_time(what: str, got: Any, expected: str, slack: float = TIME_SLACK_SEC
 
 def between(what: str, got: Any, earliest: str, latest: str, slack: float = TIME_SLACK_SECONDS) -> None:
     """`got` is an RFC 3339 time from `earliest` to `latest`, give or take `slack` seconds."""
-    from conform.clock import parse_time
-
     try:
         when = parse_time(str(got))
         low, high = parse_time(earliest), parse_time(latest)

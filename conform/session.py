@@ -26,7 +26,7 @@ from conform.client import Connection, TransportError
 from conform.clock import ServerClock, parse_time
 from conform.config import Actor, ConformConfig
 from conform.contracts import Contracts
-from conform.expect import CheckFailed, equal, fail, only, show
+from conform.expect import CheckFailed, fail, only, show
 
 T = TypeVar("T")
 
@@ -369,15 +369,7 @@ def work_item(view: dict[str, Any], step_id: str) -> dict[str, Any]:
     return dict(only(f"work items of step {step_id}", found))
 
 
-def seconds_between(earlier: str, later: str) -> float:
-    return (parse_time(later) - parse_time(earlier)).total_seconds()
-
-
 def at_offset(time_text: str, seconds: float) -> str:
     """A wire time `seconds` after another (second precision, UTC)."""
     when = parse_time(time_text) + timedelta(seconds=seconds)
     return when.strftime("%Y-%m-%dT%H:%M:%SZ")
-
-
-def expect_states(what: str, view: dict[str, Any], expected: dict[str, str | None]) -> None:
-    equal(f"{what} step states", states(view), expected)

@@ -80,6 +80,7 @@ def test_print_setup_writes_processes_and_configs_our_server_accepts(tmp_path: P
     assert f"apc serve --config {tmp_path / 'org.toml'} --speed 60" in out
     for process in [*shipped().values(), *earlier().values()]:
         assert (tmp_path / "processes" / process.folder / "PROCESS.md").read_text() == process.text
+    assert {role for process in shipped().values() for role in process.roles} == {"approver"}
     config = conform_config.load(tmp_path / "conform.toml")
     assert (config.servers, config.speed, config.group) == (("http://127.0.0.1:8765/mcp",), 60.0, "g_conform")
     org = OrgConfig.load(tmp_path / "org.toml")

@@ -11,7 +11,7 @@ import pytest
 
 from conform import config as conform_config
 from conform.checks.arguments import CASES, TOOLS
-from conform.clock import ServerClock, parse_time, seconds, wire
+from conform.clock import ServerClock, parse_time
 from conform.expect import CheckFailed, equal, equal_time, near, same
 from conform.report import Report, Result
 from tests.support.schemas import SCHEMAS, validator
@@ -100,10 +100,8 @@ def test_the_server_clock_moves_from_the_latest_sample_at_the_declared_speed(
     assert clock.real_seconds(120) == 2
 
 
-def test_times_and_durations() -> None:
+def test_times_need_an_offset() -> None:
     assert parse_time("2026-10-06T11:00:00+02:00") == datetime(2026, 10, 6, 9, tzinfo=UTC)
-    assert wire(datetime(2026, 10, 6, 9, 0, 7, 900000, tzinfo=UTC)) == "2026-10-06T09:00:07Z"
-    assert [seconds(d) for d in ("30m", "4h", "3d")] == [1800, 14400, 259200]
     with pytest.raises(ValueError):
         parse_time("2026-10-06T11:00:00")
 
