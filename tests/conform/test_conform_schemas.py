@@ -30,10 +30,11 @@ def _pair(kind: str) -> tuple[Draft202012Validator, Draft202012Validator]:
     return validator(f"tools/{kind}.result.json"), OWN.results[kind]
 
 
-def _corpus(run: SelfRun) -> dict[str, list[Any]]:
-    """Every distinct answer by kind: a tool's result, or `error`."""
+@pytest.fixture(scope="module")
+def corpus(self_run: SelfRun) -> dict[str, list[Any]]:
+    """Every distinct answer of the run by kind: a tool's result, or `error`."""
     found: dict[str, dict[str, Any]] = {}
-    for entry in run.trace:
+    for entry in self_run.trace:
         answer = entry["answer"]
         kind, document = (entry["tool"], answer["data"]) if answer["ok"] else ("error", answer["error"])
         found.setdefault(kind, {})[json.dumps(document, sort_keys=True)] = document
@@ -102,8 +103,7 @@ def _mutations(documents: list[Any]) -> Iterator[tuple[str, Any]]:
                 yield f"{where} {label}", _set(document, path, change)
 
 
-def test_both_accept_every_answer_of_a_whole_run(self_run: SelfRun) -> None:
-    corpus = _corpus(self_run)
+def test_both_accept_every_answer_of_a_whole_run(corpus: dict[str, list[Any]]) -> None:
     assert set(corpus) == {*TOOLS, "error"}
     wrong = []
     for kind, documents in corpus.items():
@@ -114,13 +114,12 @@ def test_both_accept_every_answer_of_a_whole_run(self_run: SelfRun) -> None:
     assert wrong == []
 
 
-def test_both_refuse_and_accept_the_same_mutated_documents(self_run: SelfRun) -> None:
+def test_both_refuse_and_accept_the_same_mutated_documents(corpus: dict[str, list[Any]]) -> None:
     disagreements: list[str] = []
     refused = total = 0
-    corpus = _corpus(self_run)
-    views = [document for tool in VIEW_TOOLS for document in corpus.pop(tool)]
-    corpus["get_run"] = views
-    for kind, documents in sorted(corpus.items()):
+    kinds = {kind: documents for kind, documents in corpus.items() if kind not in VIEW_TOOLS}
+    kinds["get_run"] = [document for tool in VIEW_TOOLS for document in corpus[tool]]
+    for kind, documents in sorted(kinds.items()):
         published, own = _pair(kind)
         for label, mutated in _mutations(documents):
             total += 1
@@ -143,11 +142,11 @@ def test_both_refuse_and_accept_the_same_mutated_documents(self_run: SelfRun) ->
     ],
 )
 def test_what_the_published_run_view_allows_beyond_tools_md(
-    self_run: SelfRun, change: dict[str, Any], accepted: bool
+    corpus: dict[str, list[Any]], change: dict[str, Any], accepted: bool
 ) -> None:
     """The published run view allows `replayed` (only true) and `layout`; tools.md is silent on both,
     and the runner's schema follows the published one there."""
-    view = _corpus(self_run)["get_run"][0]
+    view = corpus["get_run"][0]
     published, own = _pair("get_run")
     assert (published.is_valid({**view, **change}), own.is_valid({**view, **change})) == (accepted, accepted)
 
