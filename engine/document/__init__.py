@@ -73,6 +73,8 @@ class Loaded:
     content_hash: str | None
     """Set only for a valid document: the hash a published version would carry."""
     profiles: frozenset[str]
+    text: str | None = None
+    """The document exactly as read (line ends included): what a server stores, serves and hashes."""
 
     @property
     def ok(self) -> bool:
@@ -102,6 +104,7 @@ def load(text: str, folder: str | None = None) -> Loaded:
         issues=parsed.issues + validated.issues,
         content_hash=content_hash(process.frontmatter, process.body) if process is not None else None,
         profiles=validated.profiles,
+        text=text,
     )
 
 
