@@ -134,7 +134,7 @@ class Engine:
                 checked.content_hash,
                 checked.bindings,
             ):
-                return PublishResult(True, checked.name, latest.version, False, [])
+                return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
             process = checked.process
             record = VersionRecord(
@@ -152,7 +152,7 @@ class Engine:
             )
             async with self.store.transaction() as tx:
                 await tx.insert_version(record)
-        return PublishResult(True, checked.name, version, True, [])
+        return PublishResult(True, checked.name, version, True, [], checked.warnings)
 
     async def publish_config_processes(self) -> list[PublishResult]:
         return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]

@@ -75,6 +75,8 @@ class Loaded:
     profiles: frozenset[str]
     text: str | None = None
     """The document exactly as read (line ends included): what a server stores, serves and hashes."""
+    warnings: tuple[Issue, ...] = ()
+    """What the author should look at; a document with warnings and no issues is valid."""
 
     @property
     def ok(self) -> bool:
@@ -105,6 +107,7 @@ def load(text: str, folder: str | None = None) -> Loaded:
         content_hash=content_hash(process.frontmatter, process.body) if process is not None else None,
         profiles=validated.profiles,
         text=text,
+        warnings=validated.warnings,
     )
 
 

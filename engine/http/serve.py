@@ -217,6 +217,8 @@ async def _publish(engine: Engine) -> bool:
             log.info("published %s version %s", result.name, result.version)
         else:
             log.info("%s version %s is current", result.name, result.version)
+        for warning in result.warnings:
+            log.warning("  %s: warning: %s", result.name, warning)
     return ok
 
 
