@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +20,7 @@ from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
+from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.store.base import Store, VersionRecord
 from engine.store.sqlite import SqliteStore
@@ -33,7 +33,8 @@ from engine.tools.views import Views
 log = logging.getLogger("engine")
 
 DB_FILE = "engine.db"
-SECRET_KEY = "file_url_secret"
+LEGACY_FILE_URL_KEY = "file_url_secret"
+"""Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 
 
 class Engine:
@@ -47,8 +48,10 @@ class Engine:
         *,
         owns_evaluator: bool = False,
         ids: IdSource = new_id,
+        keys: ServerKeys | None = None,
     ) -> None:
         self.store = store
+        self.keys = keys or ServerKeys.generate()
         self.org = org
         self.clock = clock
         self.files = files
@@ -89,6 +92,7 @@ class Engine:
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
         `ids` makes run, work item and file ids (random unless a caller needs them predictable).
+        The server's keys come from the secrets file (`engine.keys`), created on first start.
         """
         owns = evaluator is None
         if owns:
@@ -102,14 +106,16 @@ class Engine:
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
-        secret = await store.get_meta(SECRET_KEY)
-        if secret is None:
-            secret = secrets.token_hex(32)
-            async with store.transaction() as tx:
-                await tx.set_meta(SECRET_KEY, secret)
+        try:
+            keys = await _keys(store, org.server.secrets_file or data_dir / SECRETS_FILE)
+        except BaseException:
+            await store.close()
+            if owns and evaluator is not None:
+                await evaluator.aclose()
+            raise
         clock = clock or SystemClock()
-        files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids)
+        files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys)
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -188,6 +194,26 @@ class Engine:
                 await self.evaluator.aclose()
         finally:
             await self.store.close()
+
+
+async def _keys(store: Store, path: Path) -> ServerKeys:
+    """The secrets file's keys; a ConfigError when the file is unreadable or malformed.
+
+    A data folder from before the secrets file kept its link-signing key in the database's meta table.
+    On its first start with this version that key is written into the new secrets file as `file_url`
+    (so links signed before the upgrade keep working until they expire, at most 15 minutes), and the
+    row is deleted once the file is on disk, so `engine.db` alone no longer holds any server secret.
+    A secrets file that already exists (shared by several servers) wins over the row.
+    """
+    legacy = await store.get_meta(LEGACY_FILE_URL_KEY)
+    try:
+        keys, _ = load_keys(path, adopt_file_url=None if legacy is None else bytes.fromhex(legacy))
+    except SecretsError as exc:
+        raise ConfigError(str(exc)) from None
+    if legacy is not None:
+        async with store.transaction() as tx:
+            await tx.delete_meta(LEGACY_FILE_URL_KEY)
+    return keys
 
 
 async def _open_store(data_dir: Path) -> Store:

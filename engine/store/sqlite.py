@@ -421,6 +421,9 @@ class SqliteTransaction:
     async def set_meta(self, key: str, value: str) -> None:
         await self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    async def delete_meta(self, key: str) -> None:
+        await self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
+
 
 _VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
 

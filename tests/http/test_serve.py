@@ -84,7 +84,7 @@ async def test_serve_publishes_then_serves_until_stopped(
     [
         (
             ORG + "\n[server]\nlease = 60\n",
-            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes)",
+            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
         ),
         (ORG.replace(f'email = "{MIRA}"', 'email = "mira"'), "people[0].email: not an email address"),
         (ORG + "\n[oauth]\nissuer = 7\n", "line 19: oauth.issuer: expected a non-empty string"),
