@@ -27,6 +27,7 @@ from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Call, Context, machine_for, save
+from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.views import Views
 
@@ -67,6 +68,7 @@ class Engine:
             files=files,
             catalog=self.catalog,
             views=Views(files.signed_url),
+            cursors=Cursors(self.keys.cursor),
             tools=tuple(self.tools),
             profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
             evaluator=evaluator,

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,7 +21,8 @@ from engine.runtime.machine import Machine
 from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
 from engine.store.state import Run
 from engine.tools.catalog import Catalog
-from engine.tools.errors import invalid, not_found
+from engine.tools.cursors import Cursors
+from engine.tools.errors import not_found
 from engine.tools.views import Views
 
 
@@ -34,6 +34,7 @@ class Context:
     files: Files
     catalog: Catalog
     views: Views
+    cursors: Cursors
     tools: tuple[str, ...]
     profiles: tuple[str, ...]
     evaluator: Evaluator | None = None
@@ -128,22 +129,3 @@ def canonical(value: Any) -> str:
         return rfc8785.dumps(value).decode()
     except (rfc8785.IntegerDomainError, rfc8785.FloatDomainError, TypeError, ValueError):
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def encode_cursor(value: Any) -> str:
-    return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, shape: tuple[type, ...]) -> list[Any]:
-    """A cursor this server issued; anything else is `invalid` (cursors are opaque to callers)."""
-    try:
-        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (ValueError, TypeError):
-        value = None
-    if (
-        not isinstance(value, list)
-        or len(value) != len(shape)
-        or not all(isinstance(v, t) and not isinstance(v, bool) for v, t in zip(value, shape, strict=True))
-    ):
-        raise invalid("the cursor was not issued by this server", ["cursor: not valid"])
-    return value

@@ -7,7 +7,8 @@ from typing import Any
 from engine.org import OPERATORS_GROUP
 from engine.store.state import snapshot_of, stamp
 from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
-from engine.tools.context import Call, Context, canonical, decode_cursor, encode_cursor, read_run, read_runs
+from engine.tools.context import Call, Context, canonical, read_run, read_runs
+from engine.tools.cursors import Read
 from engine.tools.errors import forbidden
 from engine.tools.views import agent_work_item, run_summary
 
@@ -29,7 +30,7 @@ async def describe(ctx: Context, call: Call, args: DescribeArgs) -> dict[str, An
 
 
 async def list_processes(ctx: Context, call: Call, args: ListProcessesArgs) -> dict[str, Any]:
-    after = decode_cursor(args.cursor, (str,))[0] if args.cursor else None
+    after = ctx.cursors.decode("list_processes", args.cursor, (str,))[0] if args.cursor is not None else None
     records = await ctx.store.list_latest_versions(after, PROCESS_PAGE + 1)
     items = []
     for record in records[:PROCESS_PAGE]:
@@ -43,7 +44,8 @@ async def list_processes(ctx: Context, call: Call, args: ListProcessesArgs) -> d
             item["requires"] = record.requires
         items.append(item)
     more = len(records) > PROCESS_PAGE
-    return {"items": items, "nextCursor": encode_cursor([items[-1]["name"]]) if more else None}
+    cursor = ctx.cursors.encode("list_processes", [items[-1]["name"]]) if more else None
+    return {"items": items, "nextCursor": cursor}
 
 
 async def get_run(ctx: Context, call: Call, args: GetRunArgs) -> dict[str, Any]:
@@ -52,14 +54,14 @@ async def get_run(ctx: Context, call: Call, args: GetRunArgs) -> dict[str, Any]:
 
 
 async def list_runs(ctx: Context, call: Call, args: ListRunsArgs) -> dict[str, Any]:
-    before = decode_cursor(args.cursor, (int,))[0] if args.cursor else None
+    before = ctx.cursors.decode("list_runs", args.cursor, (int,))[0] if args.cursor is not None else None
     filters = [(name, canonical(value)) for name, value in sorted((args.inputs or {}).items())]
     rows = await ctx.store.list_runs(args.process, args.state, filters, before, args.limit + 1)
     page = rows[: args.limit]
     more = len(rows) > args.limit
     return {
         "items": [run_summary(row) for row in page],
-        "nextCursor": encode_cursor([page[-1].seq]) if more else None,
+        "nextCursor": ctx.cursors.encode("list_runs", [page[-1].seq]) if more else None,
     }
 
 
@@ -69,16 +71,16 @@ async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any
     return await _person_work(ctx, call, args)
 
 
-def _work_cursor(cursor: str | None) -> tuple[str, int, int] | None:
+def _work_cursor(ctx: Context, read: Read, cursor: str | None) -> tuple[str, int, int] | None:
     """The (time, run, index) position a `get_work` page ended at, from the cursor that ended it."""
-    if not cursor:
+    if cursor is None:
         return None
-    at, run_seq, index = decode_cursor(cursor, (str, int, int))
+    at, run_seq, index = ctx.cursors.decode(read, cursor, (str, int, int))
     return at, run_seq, index
 
 
 async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
-    after = _work_cursor(args.cursor)
+    after = _work_cursor(ctx, "agent_work", args.cursor)
     rows = await ctx.store.agent_work(stamp(call.now), args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
@@ -88,7 +90,9 @@ async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, 
             items.append(agent_work_item(run, row.step_id))
     more = len(rows) > args.limit
     last = rows[args.limit - 1] if more else None
-    cursor = encode_cursor([last.available_at, last.run_seq, last.step_index]) if last else None
+    cursor = (
+        ctx.cursors.encode("agent_work", [last.available_at, last.run_seq, last.step_index]) if last else None
+    )
     return {"items": items, "nextCursor": cursor}
 
 
@@ -96,7 +100,7 @@ async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str,
     if not call.identity.is_person:
         raise forbidden("get_work is for agents and people")
     groups = ctx.org.groups_of(call.identity)
-    after = _work_cursor(args.cursor)
+    after = _work_cursor(ctx, "person_work", args.cursor)
     rows = await ctx.store.person_work(call.identity.id, groups, args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
@@ -120,5 +124,7 @@ async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str,
         )
     more = len(rows) > args.limit
     last = rows[args.limit - 1] if more else None
-    cursor = encode_cursor([last.created_at, last.run_seq, last.item_seq]) if last else None
+    cursor = (
+        ctx.cursors.encode("person_work", [last.created_at, last.run_seq, last.item_seq]) if last else None
+    )
     return {"items": items, "nextCursor": cursor}
