@@ -29,6 +29,7 @@ from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Call, Context, machine_for, save
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
+from engine.tools.replays import Replays
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
@@ -69,6 +70,7 @@ class Engine:
             catalog=self.catalog,
             views=Views(files.signed_url),
             cursors=Cursors(self.keys.cursor),
+            replays=Replays(self.keys.replay),
             tools=tuple(self.tools),
             profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
             evaluator=evaluator,

@@ -23,6 +23,7 @@ from engine.store.state import Run
 from engine.tools.catalog import Catalog
 from engine.tools.cursors import Cursors
 from engine.tools.errors import not_found
+from engine.tools.replays import Replays
 from engine.tools.views import Views
 
 
@@ -35,6 +36,7 @@ class Context:
     catalog: Catalog
     views: Views
     cursors: Cursors
+    replays: Replays
     tools: tuple[str, ...]
     profiles: tuple[str, ...]
     evaluator: Evaluator | None = None

@@ -124,7 +124,14 @@ class Dispatcher:
                     raise conflict(
                         "this requestId was already used with other arguments", "requestId: already used"
                     )
-                return earlier.result
+                readable, result = self.ctx.replays.open(request_id, identity.id, tool, earlier.result)
+                if not readable:
+                    raise conflict(
+                        "this requestId was already used, and its result cannot be read back "
+                        "(the server's secrets file changed); make a new call",
+                        "requestId: already used",
+                    )
+                return result
             kept: ToolError | None = None
             async with self.ctx.store.transaction() as tx:
                 call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
@@ -135,7 +142,8 @@ class Dispatcher:
                         raise
                     kept = err
                 else:
-                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, result))
+                    recorded = self.ctx.replays.seal(request_id, identity.id, tool, result)
+                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
             if kept is not None:
                 raise kept
             return result
