@@ -8,6 +8,7 @@ the tools' own, checked after `run_ended` (spec §3.5).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
@@ -173,6 +174,26 @@ ARGUMENTS: dict[str, type[BaseModel]] = {
     "send_event": SendEventArgs,
     "list_runs": ListRunsArgs,
 }
+
+
+def non_finite(value: Any, path: str = "") -> list[str]:
+    """Where `value` holds NaN or an infinity: JSON has neither (spec §2.3), so none may enter.
+
+    JSON text arrives over HTTP, where the edge also refuses numbers a float would round
+    (`engine.http.numbers`); an embedded caller hands values over directly, so this check is the
+    engine's own.
+    """
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [f"{path}: not a finite number"]
+    if isinstance(value, dict):
+        return [
+            issue
+            for key, item in value.items()
+            for issue in non_finite(item, f"{path}.{key}" if path else str(key))
+        ]
+    if isinstance(value, list):
+        return [issue for i, item in enumerate(value) for issue in non_finite(item, f"{path}[{i}]")]
+    return []
 
 
 def issues_of(error: ValidationError) -> list[str]:

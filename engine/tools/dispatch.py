@@ -21,7 +21,7 @@ from pydantic import BaseModel, ValidationError
 from engine.identity import Identity
 from engine.store.base import RequestRecord
 from engine.tools import agent, checking, reads, runs
-from engine.tools.arguments import ARGUMENTS, issues_of
+from engine.tools.arguments import ARGUMENTS, issues_of, non_finite
 from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
 
@@ -87,6 +87,8 @@ class Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise invalid("arguments must be an object", ["arguments: expected object"])
+        if unreadable := non_finite(arguments):
+            raise invalid("numbers must be finite", unreadable)
         try:
             args = ARGUMENTS[tool].model_validate(arguments)
         except ValidationError as exc:
