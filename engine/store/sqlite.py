@@ -377,7 +377,7 @@ class SqliteTransaction:
                 record.identity,
                 record.tool,
                 record.args_hash,
-                json.dumps(record.result, ensure_ascii=False),
+                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
             ),
         )
 
