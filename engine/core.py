@@ -26,7 +26,7 @@ from engine.store.base import Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
-from engine.tools.context import Call, Context, machine_for, save
+from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.replays import Replays
@@ -169,24 +169,7 @@ class Engine:
 
     async def tick(self) -> None:
         """Apply every timer due at the clock's now: waits, timeouts, `due`, lease ends."""
-        now = self.clock.now()
-        for run_id in await self.store.due_runs(stamp(now)):
-            async with self._lock:
-                try:
-                    await self._tick_run(run_id)
-                except Exception:
-                    log.exception("timer for run %s failed", run_id)
-
-    async def _tick_run(self, run_id: str) -> None:
-        async with self.store.transaction() as tx:
-            run = await tx.get_run(run_id)
-            if run is None or run.is_over:
-                return
-            now = self.clock.now()
-            machine = await machine_for(self.ctx, run, now)
-            machine.catch_up()
-            # No write of its own: the run was changed, and stamped, at each timer's due time.
-            await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
+        await self._dispatcher.apply_due(self.clock.now())
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         """The outbox (overdue notices); test runs' entries are marked and never delivered."""

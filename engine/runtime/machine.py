@@ -395,13 +395,8 @@ class Machine:
 
     # --- time and events ---------------------------------------------------------------------------
 
-    def expire_leases(self) -> None:
-        """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
-        for sid, st in self.run.steps.items():
-            if st.state == "claimed" and st.claim and parse_stamp(st.claim.expires_at) <= self.now:
-                self._end_lease(sid)
-
     def _end_lease(self, step_id: str) -> None:
+        """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
         st = self.run.steps[step_id]
         if st.claim is None:
             raise RuntimeError("a lease ended without a claim")

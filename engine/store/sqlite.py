@@ -86,24 +86,48 @@ async def connect(path: Path) -> aiosqlite.Connection:
     return conn
 
 
+async def connect_read_only(path: Path) -> aiosqlite.Connection:
+    """`mode=ro`: SQLite itself refuses every write, so nothing in the data folder can change."""
+    conn = await aiosqlite.connect(path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
+    await conn.execute("PRAGMA busy_timeout=5000")
+    await conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
 class SqliteStore:
-    def __init__(self, writer: aiosqlite.Connection, reader: aiosqlite.Connection) -> None:
+    def __init__(self, writer: aiosqlite.Connection | None, reader: aiosqlite.Connection) -> None:
         self._w = writer
         self._r = reader
 
     @classmethod
-    async def open(cls, path: Path) -> SqliteStore:
+    async def open(cls, path: Path, *, read_only: bool = False) -> SqliteStore:
+        """The store in `path`, migrated to this version; read-only, it must already be at it."""
+        if read_only:
+            reader = await connect_read_only(path)
+            try:
+                await _require_current(reader)
+            except BaseException:
+                await reader.close()
+                raise
+            return cls(None, reader)
         writer = await connect(path)
         await _migrate(writer)
         reader = await connect(path)
         return cls(writer, reader)
 
+    @property
+    def read_only(self) -> bool:
+        return self._w is None
+
     async def close(self) -> None:
         await self._r.close()
-        await self._w.close()
+        if self._w is not None:
+            await self._w.close()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
+        if self._w is None:
+            raise RuntimeError("the store is open read-only")
         await self._w.execute("BEGIN IMMEDIATE")
         try:
             yield SqliteTransaction(self._w)
@@ -447,6 +471,17 @@ async def _latest(conn: aiosqlite.Connection, name: str) -> VersionRecord | None
     async with conn.execute(sql, (name,)) as cur:
         row = await cur.fetchone()
     return None if row is None else _version(row)
+
+
+async def _require_current(conn: aiosqlite.Connection) -> None:
+    """A read-only store cannot migrate: its file must be exactly this server's schema version."""
+    async with conn.execute("SELECT MAX(version) FROM schema_version") as cur:
+        row = await cur.fetchone()
+    current = (row[0] if row is not None else None) or 0
+    if current != SCHEMA_VERSION:
+        raise RuntimeError(
+            f"store schema {current} is not this server's ({SCHEMA_VERSION}); open it writable once"
+        )
 
 
 async def _migrate(conn: aiosqlite.Connection) -> None:

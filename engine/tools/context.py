@@ -96,21 +96,25 @@ async def pinned(ctx: Context, name: str, version: int) -> tuple[VersionRecord, 
 
 
 async def read_run(ctx: Context, run_id: str, now: datetime) -> tuple[Run, Process]:
-    """A run as a read shows it: committed state, with leases that ended shown as ended."""
+    """A run as a read shows it: as of `now`, every timer due by then applied.
+
+    On a writable store the reads applied them first (`timers.apply_due`), so this changes nothing;
+    on a read-only store it is the caught-up view, computed in memory and never written.
+    """
     run = await ctx.store.get_run(run_id)
     if run is None:
         raise not_found(f"run '{run_id}'")
     machine = await machine_for(ctx, run, now)
-    machine.expire_leases()
+    machine.catch_up()
     return run, machine.process
 
 
 async def read_runs(ctx: Context, run_ids: list[str], now: datetime) -> dict[str, tuple[Run, Process]]:
-    """Several runs as reads show them, fetched together; runs gone since the index read are absent."""
+    """Several runs as `read_run` shows them, fetched together; runs gone since the index read are absent."""
     out: dict[str, tuple[Run, Process]] = {}
     for run_id, run in (await ctx.store.get_runs(sorted(set(run_ids)))).items():
         machine = await machine_for(ctx, run, now)
-        machine.expire_leases()
+        machine.catch_up()
         out[run_id] = (run, machine.process)
     return out
 

@@ -14,13 +14,14 @@ import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import RequestRecord
-from engine.tools import agent, checking, reads, runs
+from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, non_finite
 from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
@@ -66,10 +67,18 @@ TOOL_ORDER = (
 )
 
 
+AS_OF_NOW = frozenset({"get_run", "get_work", "list_runs"})
+"""Reads that show runs: what is due is applied before they read (`timers`)."""
+
+
 class Dispatcher:
     def __init__(self, ctx: Context, write_lock: asyncio.Lock) -> None:
         self.ctx = ctx
         self.lock = write_lock
+
+    async def apply_due(self, now: datetime) -> None:
+        """Apply every timer due by `now` (the timer loop, and every read of runs)."""
+        await timers.apply_due(self.ctx, self.lock, now)
 
     async def call(self, identity: Identity, tool: str, arguments: Any) -> dict[str, Any]:
         try:
@@ -94,7 +103,10 @@ class Dispatcher:
         except ValidationError as exc:
             raise invalid("the arguments do not match the tool's schema", issues_of(exc)) from None
         if tool in READS:
-            return await READS[tool](self.ctx, Call(identity, self.ctx.clock.now()), args)
+            now = self.ctx.clock.now()
+            if tool in AS_OF_NOW:
+                await self.apply_due(now)
+            return await READS[tool](self.ctx, Call(identity, now), args)
         return await self._write(identity, tool, arguments, args)
 
     async def _write(self, identity: Identity, tool: str, arguments: dict[str, Any], args: BaseModel) -> Any:

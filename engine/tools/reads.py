@@ -1,10 +1,18 @@
-"""The read tools: describe, list_processes, get_run, list_runs, get_work. None of them writes."""
+"""The read tools: describe, list_processes, get_run, list_runs, get_work. None of them writes.
+
+The dispatcher applies what is due before the three that show runs (`timers`), so they read runs as of
+now. On a read-only store they compute that in memory: `get_run` exactly; `get_work` and `list_runs`
+page through the store's indexes as they are and show each listed run caught up.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from engine.org import OPERATORS_GROUP
+from engine.store.base import RunRow
 from engine.store.state import snapshot_of, stamp
 from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
 from engine.tools.context import Call, Context, canonical, read_run, read_runs
@@ -59,10 +67,30 @@ async def list_runs(ctx: Context, call: Call, args: ListRunsArgs) -> dict[str, A
     rows = await ctx.store.list_runs(args.process, args.state, filters, before, args.limit + 1)
     page = rows[: args.limit]
     more = len(rows) > args.limit
-    return {
-        "items": [run_summary(row) for row in page],
-        "nextCursor": ctx.cursors.encode("list_runs", [page[-1].seq]) if more else None,
-    }
+    cursor = ctx.cursors.encode("list_runs", [page[-1].seq]) if more else None
+    if ctx.store.read_only:
+        page = await _as_of_now(ctx, page, call.now, args.state)
+    return {"items": [run_summary(row) for row in page], "nextCursor": cursor}
+
+
+async def _as_of_now(ctx: Context, page: list[RunRow], now: datetime, state: str | None) -> list[RunRow]:
+    """A read-only store's rows, with the runs a due timer changed shown as caught up in memory.
+
+    The index cannot be rewritten there, so a run a timer moved into the `state` asked for shows up
+    only once a writable server has applied the timer; one it moved out of that state is left out.
+    """
+    due = set(await ctx.store.due_runs(stamp(now))) & {row.id for row in page}
+    if not due:
+        return page
+    runs = await read_runs(ctx, sorted(due), now)
+    out: list[RunRow] = []
+    for row in page:
+        if row.id in runs:
+            run = runs[row.id][0]
+            row = replace(row, state=run.state, outcome=run.outcome, updated_at=run.updated_at)
+        if state is None or row.state == state:
+            out.append(row)
+    return out
 
 
 async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
