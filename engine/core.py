@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from engine.check import CheckConfigError, Evaluator, build_evaluator
-from engine.clock import Clock, SystemClock
+from engine.clock import Clock, ServerClock
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
@@ -24,7 +24,7 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.store.base import Store, VersionRecord
 from engine.store.sqlite import SqliteStore
-from engine.store.state import Notification, stamp
+from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Context
 from engine.tools.cursors import Cursors
@@ -86,6 +86,7 @@ class Engine:
         org: OrgConfig,
         *,
         clock: Clock | None = None,
+        speed: float = 1.0,
         public_base_url: str = "http://127.0.0.1:8765",
         evaluator: Evaluator | None = None,
         ids: IdSource = new_id,
@@ -97,6 +98,8 @@ class Engine:
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
         `ids` makes run, work item and file ids (random unless a caller needs them predictable).
         The server's keys come from the secrets file (`engine.keys`), created on first start.
+        Without a `clock`, server time is a `ServerClock` at `speed`, resumed from the time the data
+        folder last recorded, so it never goes backwards for this folder.
         """
         owns = evaluator is None
         if owns:
@@ -117,7 +120,9 @@ class Engine:
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
-        clock = clock or SystemClock()
+        if clock is None:
+            mark = await store.server_time()
+            clock = ServerClock(speed, None if mark is None else parse_stamp(mark))
         files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
         return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys)
 
@@ -147,13 +152,14 @@ class Engine:
                 return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
             process = checked.process
+            now = stamp(self.clock.now())
             record = VersionRecord(
                 name=checked.name,
                 version=version,
                 content_hash=checked.content_hash,
                 text=checked.text,
                 bindings=checked.bindings,
-                published_at=stamp(self.clock.now()),
+                published_at=now,
                 description=process.description,
                 inputs=process.inputs_wire(),
                 requires=None
@@ -161,6 +167,7 @@ class Engine:
                 else {"systems": list(process.requires_systems)},
             )
             async with self.store.transaction() as tx:
+                await tx.advance_clock(now)
                 await tx.insert_version(record)
         return PublishResult(True, checked.name, version, True, [], checked.warnings)
 
@@ -176,9 +183,13 @@ class Engine:
         return await self.store.notifications(run_id)
 
     async def close(self) -> None:
+        """Close the evaluator and the store, recording the server time reached for the next start."""
         try:
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
+            if not self.store.read_only:
+                async with self._lock, self.store.transaction() as tx:
+                    await tx.advance_clock(stamp(self.clock.now()))
         finally:
             await self.store.close()
 

@@ -22,7 +22,7 @@ from urllib.parse import urlsplit
 
 import platformdirs
 
-from engine.clock import SystemClock
+from engine.clock import rfc3339
 from engine.org import ConfigError, OrgConfig
 
 if TYPE_CHECKING:
@@ -167,9 +167,7 @@ async def serve(
     public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
     data_dir = options.data or default_data_dir()
     try:
-        engine = await Engine.open(
-            data_dir, org, clock=SystemClock(options.speed), public_base_url=public_url
-        )
+        engine = await Engine.open(data_dir, org, speed=options.speed, public_base_url=public_url)
     except ConfigError as error:
         log.error("configuration error: %s", error)
         return EXIT_CONFIG
@@ -189,7 +187,13 @@ async def serve(
             return EXIT_FAILED
         if engine.evaluator is not None:
             log.info("offering check-1: checks answered by %s", engine.evaluator.model)
-        log.info("serving %s (data: %s, clock speed %g)", server.url, data_dir, options.speed)
+        log.info(
+            "serving %s (data: %s, clock speed %g, server time %s)",
+            server.url,
+            data_dir,
+            options.speed,
+            rfc3339(engine.clock.now()),
+        )
         if options.public_url is None and options.host in ("0.0.0.0", "::"):
             log.warning("file links point at %s; pass --public-url for agents on other hosts", public_url)
         if on_ready is not None:

@@ -28,6 +28,8 @@ from engine.store.base import (
 from engine.store.state import Notification, Run
 
 SCHEMA_VERSION = 1
+SERVER_TIME = "server_time"
+"""The meta row holding the latest server time a write recorded."""
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -147,6 +149,9 @@ class SqliteStore:
     async def get_meta(self, key: str) -> str | None:
         row = await self._one("SELECT value FROM meta WHERE key = ?", key)
         return None if row is None else row[0]
+
+    async def server_time(self) -> str | None:
+        return await self.get_meta(SERVER_TIME)
 
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = ?", run_id)
@@ -447,6 +452,14 @@ class SqliteTransaction:
 
     async def delete_meta(self, key: str) -> None:
         await self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    async def advance_clock(self, at: str) -> None:
+        # Stamps sort as text, so the larger string is the later time.
+        await self._c.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            (SERVER_TIME, at),
+        )
 
 
 _VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"

@@ -21,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import RequestRecord
+from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, non_finite
 from engine.tools.context import Call, Checked, Context
@@ -149,6 +150,7 @@ class Dispatcher:
             kept: ToolError | None = None
             async with self.ctx.store.transaction() as tx:
                 call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
+                await tx.advance_clock(stamp(call.now))
                 try:
                     result = await WRITES[tool](self.ctx, call, args)
                 except ToolError as err:

@@ -42,6 +42,7 @@ async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
         machine = await machine_for(ctx, run, now)
         if not any(parse_stamp(at) <= now for at, _, _ in machine.timers()):
             return
+        await tx.advance_clock(stamp(now))
         call = Call(Identity("agent", SERVER), now, tx)
         call.loaded[run_id] = derive(machine)
         machine.catch_up()
