@@ -23,7 +23,7 @@ from engine.identity import Identity
 from engine.store.base import RequestRecord
 from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
-from engine.tools.arguments import ARGUMENTS, issues_of, non_finite
+from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
 from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
 
@@ -97,8 +97,8 @@ class Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise invalid("arguments must be an object", ["arguments: expected object"])
-        if unreadable := non_finite(arguments):
-            raise invalid("numbers must be finite", unreadable)
+        if problems := unreadable(arguments):
+            raise invalid("the arguments hold values JSON cannot carry", problems)
         try:
             args = ARGUMENTS[tool].model_validate(arguments)
         except ValidationError as exc:
