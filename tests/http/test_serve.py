@@ -76,7 +76,10 @@ async def test_serve_publishes_then_serves_until_stopped(
     messages = [r.getMessage() for r in caplog.records if r.name == "apc.serve"]
     assert messages[0] == "published screening version 1"
     assert messages[1].startswith(f"serving http://127.0.0.1:{options.port}/mcp (data: {tmp_path / 'data'}")
-    assert messages[2:5] == ["stopped", "screening version 1 is current", messages[1]]
+    assert messages[2:4] == ["stopped", "screening version 1 is current"]
+    # The second start names the server time it resumed at, no earlier than the first one's.
+    assert messages[4].split(", server time ")[0] == messages[1].split(", server time ")[0]
+    assert messages[4].split(", server time ")[1] >= messages[1].split(", server time ")[1]
 
 
 @pytest.mark.parametrize(
