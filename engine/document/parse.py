@@ -34,7 +34,9 @@ MAX_NODES = 100_000
 """Values produced after expanding aliases: stops a billion-laughs document."""
 MAX_DEPTH = 64
 MAX_SAFE_INTEGER = 2**53 - 1
-"""RFC 8785 writes numbers as IEEE doubles: larger integers would change when hashed."""
+"""Larger integers stay refused, though spec §2 names no limit: the content hash (spec §6 rule 5) is
+defined over the RFC 8785 JSON of the frontmatter, which writes numbers as IEEE doubles and so cannot
+represent them; a document holding one would have no well-defined hash."""
 
 _CORE = "tag:yaml.org,2002:"
 STR, NULL, BOOL, INT, FLOAT = (_CORE + t for t in ("str", "null", "bool", "int", "float"))
