@@ -14,12 +14,15 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
-# Static checks: style, import contracts (.importlinter), types (mypy, strict on engine/).
+# Static checks: style, declared dependencies (deptry), import contracts (.importlinter), types (mypy, strict
+# on engine/), and the wire types in console/client/wire.py against the core-2 schemas they come from.
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
+	$(BIN)/deptry .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
+	$(BIN)/python tools/wire_types.py --check
 
 test: check
 	$(BIN)/pytest

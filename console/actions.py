@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from textual.binding import Binding
+    from textual.binding import BindingType
 
     from console.client.base import Capabilities
 
@@ -156,11 +156,11 @@ def find(scope: str, action: str) -> ActionSpec | None:
     return _BY_SCOPE_ACTION.get((scope, action))
 
 
-def bindings(scope: str) -> list[Binding]:
+def bindings(scope: str) -> list[BindingType]:
     """The Textual bindings of one scope, each carrying its registry id and help as tooltip."""
     from textual.binding import Binding
 
-    return [
+    found: list[BindingType] = [
         Binding(
             spec.keys,
             spec.action,
@@ -173,6 +173,7 @@ def bindings(scope: str) -> list[Binding]:
         for spec in specs(scope)
         if spec.bound
     ]
+    return found
 
 
 def allowed(spec: ActionSpec, *, read_only: bool, capabilities: Capabilities) -> bool:

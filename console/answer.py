@@ -2,36 +2,42 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TypeVar
 
-from console.client.envelope import Envelope, error_code, error_issues, error_message
+from console.client.envelope import error_code, error_issues, error_message
+from console.client.wire import Envelope, Failure, RunView, SendEventResult
+
+T = TypeVar("T")
+
+CURRENT = ("ready", "claimed", "waiting")
+"""Step states where a run is now."""
 
 
-def run_state_line(view: dict[str, Any]) -> str:
+def run_state_line(view: RunView) -> str:
     """`r_8f2 waiting at approve` or `r_8f2 ended: onboarded`."""
-    run = view.get("run") or {}
-    state = run.get("state")
+    run = view["run"]
+    state = run["state"]
     if state in ("ended", "cancelled"):
-        outcome = run.get("outcome")
-        return f"{run.get('id')} {state}" + (f": {outcome}" if outcome else "")
-    current = [s["id"] for s in view.get("steps") or () if s.get("state") in ("ready", "claimed", "waiting")]
+        outcome = run["outcome"]
+        return f"{run['id']} {state}" + (f": {outcome}" if outcome else "")
+    current = [step["id"] for step in view["steps"] if step["state"] in CURRENT]
     where = f" at {', '.join(current)}" if current else ""
-    return f"{run.get('id')} {state}{where}"
+    return f"{run['id']} {state}{where}"
 
 
-def answer_lines(envelope: Envelope) -> list[str]:
-    if not envelope.get("ok"):
-        lines = [f"{error_code(envelope)}: {error_message(envelope)}"]
-        lines += [f"  • {issue}" for issue in error_issues(envelope)]
-        return lines
-    data = envelope.get("data")
-    if isinstance(data, dict) and "run" in data and "steps" in data:
-        return [run_state_line(data)]
-    if isinstance(data, dict) and "consumedBy" in data:
-        consumed = data["consumedBy"]
-        return [f"consumed by step {consumed}" if consumed else "held: no wait for it is ready yet"]
-    return ["done"]
+def event_line(result: SendEventResult) -> str:
+    consumed = result["consumedBy"]
+    return f"consumed by step {consumed}" if consumed else "held: no wait for it is ready yet"
 
 
-def answer_summary(envelope: Envelope) -> str:
-    return "\n".join(answer_lines(envelope))
+def error_lines(answer: Failure) -> list[str]:
+    """The error code and message, then every issue."""
+    lines = [f"{error_code(answer)}: {error_message(answer)}"]
+    lines += [f"  • {issue}" for issue in error_issues(answer)]
+    return lines
+
+
+def answer_lines(answer: Envelope[T], summary: Callable[[T], str]) -> list[str]:
+    """What succeeded, in the words `summary` gives the result, or every issue of the failure."""
+    return [summary(answer["data"])] if answer["ok"] else error_lines(answer)

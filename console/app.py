@@ -1,66 +1,50 @@
 """The operator console: one Textual app over one `Client`, embedded or remote.
 
 The app owns the connection, the theme and the live refresh (an interval that can be paused, reading
-the work queue, the runs list and any open run); the flows that span screens are in `flows.py`.
-Panes only render what they are given and call back here for actions.
+the work queue, the runs list and any open run). It hands each pane what it shows and handles what the
+panes ask for (`console.messages`) with `@on`, leaving the flows that span screens to `Flows`.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
-from typing import Any
+from typing import TypeVar
 
 from rich.text import Text
-from textual import events
+from textual import events, on
 from textual.app import App
 from textual.notifications import SeverityLevel
 from textual.screen import ModalScreen
 from textual.timer import Timer
+from textual.widgets import Input, TextArea
 
+from console import messages
 from console.actions import bindings
-from console.answer import answer_summary
-from console.checks import bar_for, step_bars
-from console.client.base import Capabilities, Client
-from console.client.envelope import Envelope, error_code, error_message
+from console.client import Client, Envelope, Failure
+from console.client.envelope import error_code, error_message
 from console.client.paging import PAGE, all_pages, run_updates
-from console.commands import HelpDialog, RegistryCommands
+from console.commands import RegistryCommands
 from console.config import ConsoleConfig
+from console.documents import Documents
 from console.flows import Flows
 from console.modals.common import AnswerDialog
+from console.modals.help import HelpDialog
 from console.palette import Palette
-from console.scoped import Scoped
-from console.screens.main import EndpointInfo, ExtraPane, MainScreen
-from console.screens.run_detail import RunScreen
+from console.scoped import Permissions, Scoped
+from console.screens.main import MainScreen
+from console.screens.run import RunScreen
+from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
-from console.views import BarOf
-from engine.clock import Clock
-from engine.document.model import Process
 
 LIVE_TOAST_SECONDS = 3.0
 """Live notices come often on a busy server; they leave quicker than answers to the operator's actions."""
 
-
-@dataclass
-class Session:
-    """A connection ready to use, and what the console shows about it."""
-
-    client: Client
-    where: str
-    """`embedded · <data dir>` or `remote · <url>`, for the status line."""
-    clock: Clock | None = None
-    endpoint: EndpointInfo | None = None
-    close: Callable[[], Awaitable[None]] | None = None
-    notices: list[str] = field(default_factory=list)
-    """Shown as toasts once the console is up (what start-up published or refused)."""
+T = TypeVar("T")
 
 
-Opener = Callable[[], Awaitable[Session]]
-
-
-class ApcApp(Flows, Scoped, App[None]):
+class ApcApp(Scoped, App[None]):
     SCOPE = "app"
     CSS_PATH = "app.tcss"
     TITLE = "apc"
@@ -82,6 +66,7 @@ class ApcApp(Flows, Scoped, App[None]):
         self._opener: Opener | None = None if isinstance(session, Session) else session
         self.session: Session | None = session if isinstance(session, Session) else None
         self.read_only = read_only
+        self.permissions = Permissions(read_only)
         self.config = config or ConsoleConfig()
         self.loaded_themes = themes or load_themes()
         self.live = live
@@ -92,10 +77,8 @@ class ApcApp(Flows, Scoped, App[None]):
         """Every toast shown, in order: what an operator was told, kept for tests and the log."""
         self.ready = asyncio.Event()
         self.palette = Palette()
-        self.last_now = datetime.fromtimestamp(0, UTC)
         self.last_refresh: datetime | None = None
-        self._documents: dict[tuple[str, int], Process | None] = {}
-        self._limits: dict[str, Any] | None = None
+        self._flows: Flows | None = None
         self._timer: Timer | None = None
         self._last_error = ""
 
@@ -107,12 +90,15 @@ class ApcApp(Flows, Scoped, App[None]):
         return self.session.client
 
     @property
-    def capabilities(self) -> Capabilities:
-        return self.session.client.capabilities if self.session is not None else Capabilities()
+    def flows(self) -> Flows:
+        assert self._flows is not None, "the console is not connected yet"
+        return self._flows
 
     @property
     def main(self) -> MainScreen:
-        return self.get_screen("main")  # type: ignore[return-value]
+        screen = self.get_screen("main")
+        assert isinstance(screen, MainScreen)
+        return screen
 
     def now(self) -> datetime:
         clock = self.session.clock if self.session is not None else None
@@ -133,8 +119,10 @@ class ApcApp(Flows, Scoped, App[None]):
         if self.session is None and self._opener is not None:
             self.session = await self._opener()
         assert self.session is not None
-        endpoint = self.session.endpoint
-        self.install_screen(MainScreen(endpoint, self.extra_panes), name="main")
+        self.permissions = Permissions(self.read_only, self.client.capabilities)
+        self._flows = Flows(self, Documents(self.client))
+        main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
+        self.install_screen(main, name="main")
         await self.push_screen("main")
         for notice in self.session.notices:
             self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
@@ -168,8 +156,8 @@ class ApcApp(Flows, Scoped, App[None]):
         self.update_status()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
-        if not self.cursor_blink and hasattr(event.widget, "cursor_blink"):
-            event.widget.cursor_blink = False  # type: ignore[attr-defined]
+        if not self.cursor_blink and isinstance(event.widget, Input | TextArea):
+            event.widget.cursor_blink = False
 
     # live refresh
 
@@ -181,28 +169,28 @@ class ApcApp(Flows, Scoped, App[None]):
         self.run_worker(self.reload_all(), group="reload", exclusive=True)
 
     async def reload_all(self) -> None:
-        """Read what is on screen again: the work queue always (for its toasts), the runs, an open run."""
+        """Read what is on screen again: the work queue always (for its notices), the runs, an open run."""
         if self.session is None or not self.is_screen_installed("main"):
             return
-        now = self.now()
-        main = self.main
-        work, _, work_error = await all_pages(lambda c: self.client.get_work(limit=PAGE, cursor=c))
-        updated = await run_updates(self.client)
+        now, main, client = self.now(), self.main, self.client
+        work, _, work_error = await all_pages(lambda c: client.get_work(limit=PAGE, cursor=c))
+        updated = await run_updates(client)
         if work_error is None:
-            main.work.show(work, updated, now, self.palette)
+            main.work.show([entry for entry in work if "workItem" in entry], updated, now, self.palette)
         runs_args, problems = main.runs.query_arguments()
         runs, more, runs_error = await all_pages(
-            lambda c: self.client.list_runs(limit=PAGE, cursor=c, **runs_args), max_pages=main.runs.pages
+            lambda c: client.list_runs(limit=PAGE, cursor=c, **runs_args), max_pages=main.runs.pages
         )
         if runs_error is None:
             main.runs.show(runs, more, self.palette, problems)
         if main.active_tab == "processes" or not main.processes.processes:
-            processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
+            processes, _, error = await all_pages(lambda c: client.list_processes(cursor=c))
             if error is None:
-                main.processes.show(processes, self.palette)
+                documents = self.flows.documents
+                found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
+                main.processes.show(processes, found, self.palette)
         if isinstance(self.screen, RunScreen):
-            await self.screen.reload()
-        self.last_now = now
+            await self.flows.load_run(self.screen)
         self.last_refresh = now
         for source, error in (("work queue", work_error), ("runs", runs_error)):
             if error is not None:
@@ -228,9 +216,9 @@ class ApcApp(Flows, Scoped, App[None]):
             text.append(f" · live every {self.config.refresh_seconds:g}s")
         if self.last_refresh is not None:
             text.append(f" · read {self.last_refresh.strftime('%H:%M:%S')}", "dim")
-        self.main.set_status(text)
+        main.set_status(text)
 
-    # messages
+    # telling the operator
 
     def toast(self, message: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
         """Show a message. Live notices (new work, overdue, runs ended) are recorded but not shown over a
@@ -240,50 +228,67 @@ class ApcApp(Flows, Scoped, App[None]):
             return
         self.notify(message, severity=severity, markup=False, timeout=LIVE_TOAST_SECONDS if live else None)
 
-    def report_error(self, source: str, answer: Envelope) -> None:
+    def report_error(self, source: str, answer: Failure) -> None:
         message = f"{source}: {error_code(answer)}: {error_message(answer)}"
         if message != self._last_error:
             self._last_error = message
             self.toast(message, severity="error")
 
-    def show_answer(self, title: str, answer: Envelope) -> None:
-        """Success is a toast with the new state; an error opens a dialog with every issue."""
-        if answer.get("ok"):
-            self.toast(f"{title}: {answer_summary(answer)}")
+    def show_answer(self, title: str, answer: Envelope[T], summary: Callable[[T], str]) -> None:
+        """Success is a toast with the new state in `summary`'s words; an error opens a dialog with
+        every issue."""
+        if answer["ok"]:
+            self.toast(f"{title}: {summary(answer['data'])}")
         else:
             self.push_screen(AnswerDialog(title, answer))
 
-    # process documents (embedded only)
-
-    async def document(self, name: str, version: int) -> Process | None:
-        if not self.capabilities.process_document:
-            return None
-        key = (name, version)
-        if key not in self._documents:
-            self._documents[key] = await self.client.process_document(name, version)
-        return self._documents[key]
-
-    async def limits(self) -> dict[str, Any]:
-        """The server's `describe.limits`, read once: the check thresholds a verdict was judged by."""
-        if self._limits is None:
-            answer = await self.client.describe()
-            if not answer.get("ok"):
-                return {}
-            self._limits = dict(answer["data"].get("limits") or {})
-        return self._limits
-
-    async def check_bars(self, name: str, version: int) -> Callable[[str], BarOf]:
-        """Per step, the bar each verdict question had to clear: the document's where we have it."""
-        document, limits = await self.document(name, version), await self.limits()
-
-        def for_step(step_id: str) -> BarOf:
-            bars = step_bars(document, step_id, limits)
-            return lambda question: bar_for(question, bars, limits)
-
-        return for_step
-
     def people(self) -> list[str]:
         return [identity.id for identity in self.client.people()]
+
+    def open_run(self, run_id: str) -> None:
+        self.run_worker(self.flows.open_run(run_id), group="open-run")
+
+    # what the panes ask for
+
+    @on(messages.OpenRun)
+    def _open_run(self, message: messages.OpenRun) -> None:
+        self.open_run(message.run_id)
+
+    @on(messages.DecideRequested)
+    def _decide(self, message: messages.DecideRequested) -> None:
+        self.flows.decide(message.entry)
+
+    @on(messages.CancelRequested)
+    def _cancel(self, message: messages.CancelRequested) -> None:
+        self.flows.confirm_cancel(message.runs)
+
+    @on(messages.EventRequested)
+    def _event(self, message: messages.EventRequested) -> None:
+        self.run_worker(self.flows.ask_event(message.view), group="event")
+
+    @on(messages.StartRunRequested)
+    def _start_run(self, message: messages.StartRunRequested) -> None:
+        self.flows.start_run(message.process)
+
+    @on(messages.RefreshRequested)
+    def _refresh(self) -> None:
+        self.reload_soon()
+
+    @on(messages.Notice)
+    def _notice(self, message: messages.Notice) -> None:
+        self.toast(message.text, severity=message.severity, live=message.live)
+
+    @on(messages.ViewTextRequested)
+    def _view_text(self, message: messages.ViewTextRequested) -> None:
+        self.flows.view_text(message.title, message.text)
+
+    @on(messages.SaveFileRequested)
+    def _save_file(self, message: messages.SaveFileRequested) -> None:
+        self.flows.save_file(message.name, message.content)
+
+    @on(messages.CopyRequested)
+    def _copy(self, message: messages.CopyRequested) -> None:
+        self.flows.copy(message.text)
 
     # app actions
 
@@ -314,3 +319,12 @@ class ApcApp(Flows, Scoped, App[None]):
 
     def action_pick_theme(self) -> None:
         self.action_change_theme()
+
+    async def action_start_run(self) -> None:
+        await self.flows.choose_process()
+
+    def action_switch_identity(self) -> None:
+        self.flows.switch_identity()
+
+    def action_publish(self) -> None:
+        self.flows.publish()

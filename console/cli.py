@@ -1,19 +1,25 @@
 """`apc`: the console by default, every other subcommand delegated to the engine's command line.
 
-`apc` opens the console on the embedded engine; `apc --server URL --token TOKEN` on any conforming
-server. `apc demo` runs the demo; `apc validate|serve|token|...` go to `engine.cli`. Importing this
+`apc` opens the console on the embedded engine; `apc --server URL --token TOKEN` (or the token in
+`APC_TOKEN`) on any conforming server. `apc demo` runs the demo; `apc validate|serve|token|...` go to `engine.cli`. Importing this
 module imports no Textual: only starting the console does.
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
 
+from engine.version import package_version
+
 EXIT_OK = 0
+EXIT_FAILED = 1
 EXIT_USAGE = 2
+TOKEN_VARIABLE = "APC_TOKEN"
+"""Where `--server` finds its token when `--token` is not given: keeps it out of the process list."""
 
 
 def _demo_main(argv: list[str]) -> int:
@@ -28,6 +34,7 @@ CONSOLE_COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main}
 
 def build_parser() -> argparse.ArgumentParser:
     from engine.cli import COMMANDS
+    from engine.http.serve import port_number
 
     listed = "\n".join(f"  {name:<10} {spec.help}" for name, spec in COMMANDS.items())
     parser = argparse.ArgumentParser(
@@ -42,20 +49,36 @@ def build_parser() -> argparse.ArgumentParser:
         "--server", metavar="URL", help="connect to this MCP endpoint instead of the embedded engine"
     )
     parser.add_argument(
-        "--token", metavar="TOKEN", help="bearer token for --server; the console acts as its person"
+        "--token",
+        metavar="TOKEN",
+        help=f"bearer token for --server; the console acts as its person (default: ${TOKEN_VARIABLE})",
     )
-    parser.add_argument("--data", type=Path, metavar="DIR", help="data folder of the embedded engine")
+    parser.add_argument(
+        "--data",
+        type=Path,
+        metavar="DIR",
+        help="data folder of the embedded engine (default: the user data folder)",
+    )
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        metavar="N",
+        help="port of the embedded engine's MCP endpoint, 0 for any free one (default: first free from 8765)",
+    )
     parser.add_argument("--read-only", action="store_true", help="hide every action that writes")
+    parser.add_argument("--version", action="version", version=f"apc {package_version()}")
     return parser
 
 
 def check(args: argparse.Namespace) -> str | None:
     if args.server and not args.token:
-        return "--server needs --token"
+        return f"--server needs --token (or ${TOKEN_VARIABLE})"
     if args.token and not args.server:
         return "--token is for --server"
     if args.server and args.data:
         return "--data is for the embedded engine, not --server"
+    if args.server and args.port is not None:
+        return "--port is for the embedded engine, not --server"
     return None
 
 
@@ -73,6 +96,8 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
+    if args.server and args.token is None:
+        args.token = os.environ.get(TOKEN_VARIABLE) or None
     problem = check(args)
     if problem is not None:
         print(f"apc: error: {problem}", file=sys.stderr)
@@ -81,8 +106,9 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_console(args: argparse.Namespace) -> int:
-    from console.app import ApcApp, Session
+    from console.app import ApcApp
     from console.config import ConsoleConfig, default_config_path
+    from console.session import Session
 
     if args.server:
         url, token = str(args.server), str(args.token)
@@ -94,12 +120,19 @@ def run_console(args: argparse.Namespace) -> int:
             return Session(client, f"remote · {url}", close=client.close)
 
     else:
-        from console.embedded import default_data_dir, open_embedded
+        from console.embedded import open_embedded
+        from engine.datafolder import DataFolderInUse, check_free, default_data_dir
 
         data_dir = args.data or default_data_dir()
 
+        try:
+            check_free(data_dir)
+        except DataFolderInUse as error:
+            print(f"apc: error: {error}", file=sys.stderr)
+            return EXIT_FAILED
+
         async def opener() -> Session:
-            return await open_embedded(data_dir)
+            return await open_embedded(data_dir, port=args.port)
 
     app = ApcApp(opener, read_only=args.read_only, config=ConsoleConfig.load(default_config_path()))
     app.run()

@@ -6,23 +6,24 @@ without a screen.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
+from console.client.wire import Json, RunData, StepData, StepRecord
 from console.format import value_text
 
 RECORD_FIELDS = ("output", "evidence", "summary", "next", "reason", "decision", "note", "check", "by", "at")
 
 
-def _flatten(value: Any, prefix: str) -> dict[str, Any]:
-    if isinstance(value, dict):
-        flat: dict[str, Any] = {}
+def _flatten(value: object, prefix: str) -> dict[str, object]:
+    if isinstance(value, Mapping):
+        flat: dict[str, object] = {}
         for key, inner in value.items():
             flat.update(_flatten(inner, f"{prefix}.{key}" if prefix else str(key)))
         return flat
     return {prefix: value}
 
 
-def diff_values(before: Any, after: Any, prefix: str = "") -> list[str]:
+def diff_values(before: object, after: object, prefix: str = "") -> list[str]:
     """One line per leaf that differs: `~ path: old → new`, `+ path: new`, `- path: old`."""
     old, new = _flatten(before, prefix), _flatten(after, prefix)
     lines: list[str] = []
@@ -36,36 +37,38 @@ def diff_values(before: Any, after: Any, prefix: str = "") -> list[str]:
     return lines
 
 
-def _comparable(value: Any) -> Any:
+def _comparable(value: object) -> Json:
     """Run data without what changes on every read or says nothing: signed file URLs, empty histories."""
-    if isinstance(value, dict):
+    if isinstance(value, Mapping):
         return {
-            k: _comparable(v)
+            str(k): _comparable(v)
             for k, v in value.items()
             if not (k == "url" and "ref" in value) and not (k == "history" and v == [])
         }
     if isinstance(value, list):
         return [_comparable(v) for v in value]
-    return value
+    return value if isinstance(value, str | int | float | bool) else None
 
 
-def _record(entry: dict[str, Any]) -> dict[str, Any]:
+def _record(entry: StepRecord) -> dict[str, object]:
     record = {
-        key: entry[key] for key in RECORD_FIELDS if key in entry and key not in ("by", "at", "evidence")
+        key: entry.get(key) for key in RECORD_FIELDS if key in entry and key not in ("by", "at", "evidence")
     }
     if "evidence" in entry:
         record["evidence"] = ", ".join(f"{e.get('kind')} {e.get('ref')}" for e in entry["evidence"])
     return record
 
 
-def attempts(step_data: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every completion of a step, oldest first: its history, then the current one if it has one."""
-    current = {key: value for key, value in step_data.items() if key != "history"}
-    done = [dict(entry) for entry in step_data.get("history") or []]
-    return [*done, current] if any(key in current for key in RECORD_FIELDS) else done
+def attempts(step_data: StepData) -> list[StepRecord]:
+    """Every completion of a step, oldest first: its history, then the current one if it has one.
+
+    The current completion is the step's record itself (its `history` aside).
+    """
+    done = list(step_data["history"])
+    return [*done, step_data] if any(key in step_data for key in RECORD_FIELDS) else done
 
 
-def attempt_diffs(step_data: dict[str, Any]) -> list[tuple[dict[str, Any], list[str]]]:
+def attempt_diffs(step_data: StepData) -> list[tuple[StepRecord, list[str]]]:
     """Each attempt with the lines that differ from the attempt before it (none for the first)."""
     found = attempts(step_data)
     return [
@@ -74,6 +77,6 @@ def attempt_diffs(step_data: dict[str, Any]) -> list[tuple[dict[str, Any], list[
     ]
 
 
-def run_data_changes(before: dict[str, Any], after: dict[str, Any]) -> list[str]:
+def run_data_changes(before: RunData | None, after: RunData) -> list[str]:
     """What a stale decision missed: the run data leaves that changed since the form was opened."""
-    return diff_values(_comparable(before), _comparable(after))
+    return diff_values(_comparable(before or {}), _comparable(after))

@@ -1,57 +1,61 @@
 """`apc` with no server: the engine in-process in the user data folder, and its MCP endpoint beside it.
 
 First start writes an org config (one group per sample role, a local operator in every group, one
-agent) with fresh tokens to `org.toml` in the data folder, readable only by the user, and publishes
-the sample processes. Every start serves the endpoint on 127.0.0.1 from port 8765 up and shows its
-URL, the agent token and a client config to paste.
+agent) with fresh tokens to `org.toml` in the data folder, readable only by the user. The sample
+processes are published by the first start that finds them with nothing published yet; an
+`org.toml` without groups (written by a start that found no samples) is repaired then too. Every start serves the endpoint on 127.0.0.1 from port
+8765 up (or the port asked for; 0 for any free one) and shows its URL, the agent token and a client
+config to paste.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import tempfile
+import tomllib
 from pathlib import Path
 
-import platformdirs
-
-from console.app import Session
 from console.client.local import LocalClient
-from console.samples import publish_samples
-from console.screens.main import EndpointInfo
+from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
+from console.session import EndpointInfo, Session
 from engine.core import Engine
+from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path
-from engine.http.app import first_free_port, start_server
+from engine.http.app import bind_socket, start_server
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
+
+__all__ = ["default_data_dir", "ensure_org", "open_embedded", "org_toml", "sample_roles"]
 
 ORG_FILE = "org.toml"
 OPERATOR_EMAIL = "operator@apc.local"
 AGENT_ID = "local-agent"
 HOST = "127.0.0.1"
-SAMPLES_DIR = Path(__file__).resolve().parents[1] / "sample_processes"
-
-
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("apc"))
+FIRST_PORT = 8765
 
 
 def sample_roles(folder: Path) -> list[str]:
     """Every role the sample processes name, each once, in folder order."""
     roles: dict[str, None] = {}
-    for path in (
-        sorted(p for p in folder.iterdir() if (p / "PROCESS.md").is_file()) if folder.is_dir() else []
-    ):
+    for path in sample_folders(folder):
         loaded = load_path(path)
         for role in loaded.process.roles if loaded.process is not None else ():
             roles.setdefault(role)
     return list(roles)
 
 
+def groups_toml(roles: list[str]) -> list[str]:
+    lines: list[str] = []
+    for role in roles:
+        lines += ["[[groups]]", f"id = {json.dumps(role)}", f"members = [{json.dumps(OPERATOR_EMAIL)}]", ""]
+    return lines
+
+
 def org_toml(roles: list[str], operator_token: str, agent_token: str) -> str:
     """The generated org config; strings are written as JSON strings, which TOML reads the same."""
     lines: list[str] = ["# Written by apc on first start: the local console's organization.", ""]
-    for role in roles:
-        lines += ["[[groups]]", f"id = {json.dumps(role)}", f"members = [{json.dumps(OPERATOR_EMAIL)}]", ""]
+    lines += groups_toml(roles)
     lines += [
         "[[people]]",
         f"email = {json.dumps(OPERATOR_EMAIL)}",
@@ -65,36 +69,72 @@ def org_toml(roles: list[str], operator_token: str, agent_token: str) -> str:
 
 def agent_token(path: Path) -> str:
     """The local agent's token as written in the org file (the org itself keeps only digests)."""
-    import tomllib
-
     raw = tomllib.loads(path.read_text(encoding="utf-8"))
     return str(next(a["token"] for a in raw.get("agents", []) if a.get("id") == AGENT_ID))
 
 
-def ensure_org(data_dir: Path, samples: Path = SAMPLES_DIR) -> tuple[OrgConfig, bool]:
-    """The org from `org.toml`, written first (owner-only) when missing; True when it was just created."""
+def ensure_org(data_dir: Path, samples: Path = SAMPLES) -> tuple[OrgConfig, bool]:
+    """The org from `org.toml`, written first (owner-only) when missing, or given a group per sample
+    role when it has none (a start that found no samples wrote it so); True when it was written or
+    repaired."""
     path = data_dir / ORG_FILE
-    created = not path.exists()
-    if created:
-        data_dir.mkdir(parents=True, exist_ok=True)
-        text = org_toml(sample_roles(samples), new_token(), new_token())
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    prepare(data_dir)
+    if not path.exists():
+        _write_private(path, org_toml(sample_roles(samples), new_token(), new_token()))
+        return OrgConfig.load(path), True
+    text = path.read_text(encoding="utf-8")
+    if tomllib.loads(text).get("groups"):
+        return OrgConfig.load(path), False
+    roles = sample_roles(samples)
+    if not roles:
+        return OrgConfig.load(path), False
+    added = ["# Groups added by apc: the first start found no sample processes.", "", *groups_toml(roles)]
+    _write_private(path, text.rstrip("\n") + "\n\n" + "\n".join(added))
+    return OrgConfig.load(path), True
+
+
+def _write_private(path: Path, text: str) -> None:
+    """Write `text` owner-only, all or nothing: a crash leaves the old file or the new one."""
+    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=".org-", suffix=".toml")
+    try:
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             handle.write(text)
-    return OrgConfig.load(path), created
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.chmod(temporary, FILE_MODE)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
 
 
-async def open_embedded(data_dir: Path, samples: Path = SAMPLES_DIR) -> Session:
-    """Open the engine, publish the samples on first start, start the endpoint: a ready session."""
-    org, created = ensure_org(data_dir, samples)
-    port = first_free_port(HOST, 8765)
-    engine = await Engine.open(data_dir, org, public_base_url=f"http://{HOST}:{port}")
+async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | None = None) -> Session:
+    """Open the engine, publish the samples on first start, start the endpoint: a ready session.
+
+    `port` None takes the first free port from 8765; 0 any free port; another number exactly that one.
+    """
+    org, _ = ensure_org(data_dir, samples)
+    sock = bind_socket(HOST, port, first=FIRST_PORT)
+    bound = sock.getsockname()[1]
+    try:
+        engine = await Engine.open(data_dir, org, public_base_url=f"http://{HOST}:{bound}")
+    except BaseException:
+        sock.close()
+        raise
+    engine.start_delivery()
     notices: list[str] = []
-    if created and samples.is_dir():
-        published, refused = await publish_samples(engine, samples)
-        notices.append(f"Published {len(published)} sample processes.")
-        notices += [f"Not published: {name}: {'; '.join(issues)}" for name, issues in refused.items()]
-    server = await start_server(engine, HOST, port)
+    if not await engine.store.list_latest_versions(None, 1):
+        if sample_folders(samples):
+            published, refused = await publish_samples(engine, samples)
+            notices.append(f"Published {len(published)} sample processes.")
+            notices += [f"Not published: {name}: {'; '.join(issues)}" for name, issues in refused.items()]
+        else:
+            notices.append(no_samples(samples))
+    try:
+        server = await start_server(engine, HOST, sock=sock)
+    except BaseException:
+        await engine.close()
+        raise
     notices.insert(
         0, f"MCP endpoint {server.url}: the agent token and a client config are in the Endpoint tab (4)."
     )

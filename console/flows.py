@@ -1,139 +1,242 @@
-"""The flows that span screens: decide, cancel (one run or every marked one), start a run, send an
-event, act as someone else, publish. Each asks what the protocol records, names what it acts on,
-calls the server and shows its answer.
+"""The flows that span screens: read a run, decide, cancel (one run or every marked one), start a run,
+send an event, act as someone else, publish, and the evidence files' view, save and copy. Each asks
+what the protocol records, names what it acts on, calls the server and shows its answer.
+
+`Flows` is a plain object the app hands its messages to; it uses the app for Textual's services
+(screens, workers, notifications) and for the connection, and nothing in it is reached from a pane.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
-from console.answer import run_state_line
-from console.client.envelope import Envelope, failure
+from console.answer import answer_lines, event_line, run_state_line
+from console.client import Identity, failure
+from console.client.files import FetchedFile
 from console.client.paging import all_pages
-from console.modals.common import AnswerDialog, ChoiceDialog, PathDialog, ReasonDialog, ResultsDialog
+from console.client.wire import (
+    DecideResult,
+    PersonWorkEntry,
+    ProcessSummary,
+    RecordedEvidence,
+    Run,
+    RunSummary,
+    RunView,
+    StartRunResult,
+)
+from console.documents import Documents
+from console.modals.common import (
+    AnswerDialog,
+    ChoiceDialog,
+    PathDialog,
+    ReasonDialog,
+    ResultsDialog,
+    TextDialog,
+)
 from console.modals.decide import DecideDialog
-from console.modals.event import EventDialog
+from console.modals.event import Event, EventDialog
 from console.modals.start import StartRunDialog
-from console.screens.run_detail import RunScreen
+from console.panes.evidence import EvidencePane, FileCheck, check_file
+from console.screens.run import RunDetail, RunScreen
 
 if TYPE_CHECKING:
     from console.app import ApcApp
 
 
 class Flows:
-    """Mixed into the app, whose screens and client these use."""
+    def __init__(self, app: ApcApp, documents: Documents) -> None:
+        self.app = app
+        self.documents = documents
 
-    def open_run(self: ApcApp, run_id: str) -> None:
-        self.push_screen(RunScreen(run_id))
+    # one run
 
-    def open_decision(self: ApcApp, entry: dict[str, Any]) -> None:
-        def decided(answer: Envelope | None) -> None:
-            if answer is not None:
-                self.toast(f"Decision accepted: {run_state_line(answer['data'])}")
-                self.reload_soon()
+    async def open_run(self, run_id: str) -> None:
+        screen = RunScreen(run_id, self.app.permissions)
+        await self.app.push_screen(screen)
+        await self.load_run(screen)
 
-        self.push_screen(
-            DecideDialog(self.client, entry, self.palette, people=self.people(), check_bars=self.check_bars),
-            decided,
+    async def load_run(self, screen: RunScreen) -> None:
+        """Read the run again and show it, with its document and each verdict's bars; then read back
+        any evidence file not yet checked (a worker of the pane, so closing the run stops it). A run
+        closed while it was being read is left alone."""
+        app = self.app
+        answer = await app.client.get_run(screen.run_id)
+        if not answer["ok"]:
+            app.report_error(f"run {screen.run_id}", answer)
+            return
+        view = answer["data"]
+        name, version = view["run"]["process"], int(view["run"]["version"])
+        document = await self.documents.get(name, version)
+        bars = await self.documents.check_bars(name, version)
+        if not screen.is_attached:
+            return
+        await screen.show(RunDetail(view, document, bars), app.now(), app.palette)
+        pane = screen.evidence
+        unchecked = pane.unchecked()
+        if unchecked:
+            pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
+
+    async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
+        """Read each file back through its signed URL and record whether it still matches its hash."""
+        for item in items:
+            url = item.get("url")
+            result: FileCheck
+            if not url:
+                result = "no URL"
+            else:
+                fetched = await self.app.client.fetch_file(url)
+                result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
+            pane.record(item, result)
+        pane.redraw()
+
+    # decide
+
+    def decide(self, entry: PersonWorkEntry) -> None:
+        app = self.app
+
+        def decided(result: DecideResult | None) -> None:
+            if result is not None:
+                app.toast(f"Decision accepted: {run_state_line(result)}")
+                app.reload_soon()
+
+        dialog = DecideDialog(
+            app.client, entry, app.palette, people=app.people(), check_bars=self.documents.check_bars
         )
+        app.push_screen(dialog, decided)
 
-    def confirm_cancel(self: ApcApp, runs: list[dict[str, Any]]) -> None:
+    # cancel
+
+    def confirm_cancel(self, runs: Sequence[Run | RunSummary]) -> None:
         """Ask for the reason, naming every run it will cancel; then cancel each and show each answer."""
         if len(runs) == 1:
             run = runs[0]
             title = f"Cancel run {run['id']} ({run['process']}, {run['state']})"
         else:
             title = f"Cancel {len(runs)} marked runs"
-        subject = [f"{run['id']} · {run['process']} v{run.get('version')} · {run['state']}" for run in runs]
+        subject = [f"{run['id']} · {run['process']} v{run['version']} · {run['state']}" for run in runs]
         subject.append("Cancelling does not undo anything the run already caused outside the server.")
 
         def confirmed(reason: str | None) -> None:
             if reason is not None:
-                self.run_worker(self._cancel(runs, reason), group="cancel")
+                self.app.run_worker(self.cancel([run["id"] for run in runs], reason), group="cancel")
 
-        self.push_screen(
-            ReasonDialog(title, subject, confirm="Cancel run" if len(runs) == 1 else "Cancel runs"), confirmed
-        )
+        confirm = "Cancel run" if len(runs) == 1 else "Cancel runs"
+        self.app.push_screen(ReasonDialog(title, subject, confirm=confirm), confirmed)
 
-    async def _cancel(self: ApcApp, runs: list[dict[str, Any]], reason: str) -> None:
-        results = [(run["id"], await self.client.cancel(run["id"], reason)) for run in runs]
+    async def cancel(self, run_ids: Sequence[str], reason: str) -> None:
+        app = self.app
+        results = [(run_id, await app.client.cancel(run_id, reason)) for run_id in run_ids]
         if len(results) == 1:
-            self.show_answer(f"Cancel {results[0][0]}", results[0][1])
+            run_id, answer = results[0]
+            app.show_answer(f"Cancel {run_id}", answer, run_state_line)
         else:
-            self.main.runs.marked -= {run_id for run_id, answer in results if answer.get("ok")}
-            await self.push_screen(ResultsDialog(f"Cancelled {len(results)} runs", results))
-        await self.reload_all()
+            app.main.runs.unmark({run_id for run_id, answer in results if answer["ok"]})
+            lines = [(run_id, answer_lines(answer, run_state_line)) for run_id, answer in results]
+            await app.push_screen(ResultsDialog(f"Cancelled {len(results)} runs", lines))
+        await app.reload_all()
 
-    def start_run_of(self: ApcApp, process: dict[str, Any]) -> None:
-        def started(answer: Envelope | None) -> None:
-            if answer is not None:
-                self.toast(f"Started {process['name']}: {run_state_line(answer['data'])}")
-                self.reload_soon()
-                self.open_run(answer["data"]["run"]["id"])
+    # start a run
 
-        self.push_screen(StartRunDialog(self.client, process, self.palette, people=self.people()), started)
+    async def choose_process(self) -> None:
+        app = self.app
+        processes, _, error = await all_pages(lambda c: app.client.list_processes(cursor=c))
+        if error is not None:
+            app.push_screen(AnswerDialog("Processes", error))
+            return
+        choices = [(f"{p['name']} v{p['version']} · {p['description']}", p) for p in processes]
 
-    def ask_event(self: ApcApp, view: dict[str, Any]) -> None:
-        run = view["run"]
-        self.run_worker(self._ask_event(run, view), group="event")
+        def chosen(process: ProcessSummary | None) -> None:
+            if process is not None:
+                self.start_run(process)
 
-    async def _ask_event(self: ApcApp, run: dict[str, Any], view: dict[str, Any]) -> None:
-        waiting = [
-            s["id"]
-            for s in view.get("steps") or ()
-            if s["kind"] == "wait_for" and s.get("state") == "waiting"
-        ]
-        document = await self.document(run["process"], int(run["version"]))
+        app.push_screen(ChoiceDialog("Start a run of which process?", choices), chosen)
+
+    def start_run(self, process: ProcessSummary) -> None:
+        app = self.app
+
+        def started(view: StartRunResult | None) -> None:
+            if view is not None:
+                app.toast(f"Started {process['name']}: {run_state_line(view)}")
+                app.reload_soon()
+                app.open_run(view["run"]["id"])
+
+        app.push_screen(StartRunDialog(app.client, process, app.palette, people=app.people()), started)
+
+    # events
+
+    async def ask_event(self, view: RunView) -> None:
+        app, run = self.app, view["run"]
+        waiting = [s["id"] for s in view["steps"] if s["kind"] == "wait_for" and s["state"] == "waiting"]
+        document = await self.documents.get(run["process"], int(run["version"]))
         names = waiting if document is None else [str(document.step(step).value) for step in waiting]
 
-        async def send(event: tuple[str, dict[str, Any] | None] | None) -> None:
+        async def send(event: Event | None) -> None:
             if event is not None:
-                answer = await self.client.send_event(run["id"], event[0], event[1])
-                self.show_answer(f"Event {event[0]} to {run['id']}", answer)
-                await self.reload_all()
+                answer = await app.client.send_event(run["id"], event[0], event[1])
+                app.show_answer(f"Event {event[0]} to {run['id']}", answer, event_line)
+                await app.reload_all()
 
-        await self.push_screen(EventDialog(run, names), send)
+        await app.push_screen(EventDialog(run, names), send)
 
-    async def action_start_run(self: ApcApp) -> None:
-        processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
-        if error is not None:
-            self.show_answer("Processes", error)
-            return
-        choices = [(f"{p['name']} v{p.get('version')} · {p.get('description', '')}", p) for p in processes]
+    # admin (embedded only)
 
-        def chosen(process: dict[str, Any] | None) -> None:
-            if process is not None:
-                self.start_run_of(process)
+    def switch_identity(self) -> None:
+        app = self.app
 
-        self.push_screen(ChoiceDialog("Start a run of which process?", choices), chosen)
-
-    def action_switch_identity(self: ApcApp) -> None:
-        people = self.client.people()
-
-        def chosen(identity: Any) -> None:
+        def chosen(identity: Identity | None) -> None:
             if identity is not None:
-                self.client.switch_identity(identity)
-                self.main.work.forget()
-                self.toast(f"Now acting as {identity.id}")
-                self.reload_soon()
+                app.client.switch_identity(identity)
+                app.main.work.forget()
+                app.toast(f"Now acting as {identity.id}")
+                app.reload_soon()
 
-        choices = [(f"{p.id}{' (operator)' if p.operator else ''}", p) for p in people]
-        self.push_screen(ChoiceDialog("Act as which person?", choices), chosen)
+        choices = [(f"{p.id}{' (operator)' if p.operator else ''}", p) for p in app.client.people()]
+        app.push_screen(ChoiceDialog("Act as which person?", choices), chosen)
 
-    def action_publish(self: ApcApp) -> None:
+    def publish(self) -> None:
+        app = self.app
+
         async def publish(path: str | None) -> None:
             if path is None:
                 return
-            result = await self.client.publish(Path(path).expanduser())
+            result = await app.client.publish(Path(path).expanduser())
             if result.ok:
                 state = "published" if result.created else "unchanged, already published"
-                self.toast(f"{result.name} v{result.version}: {state}")
-                self.reload_soon()
+                app.toast(f"{result.name} v{result.version}: {state}")
+                app.reload_soon()
             else:
                 answer = failure("invalid", f"{path} was not published", list(result.issues))
-                await self.push_screen(AnswerDialog("Publish", answer))
+                await app.push_screen(AnswerDialog("Publish", answer))
 
-        self.push_screen(
+        app.push_screen(
             PathDialog("Publish a process folder (roles bound to groups of the same name)"), publish
         )
+
+    # evidence files
+
+    def view_text(self, title: str, text: str) -> None:
+        self.app.push_screen(TextDialog(title, text))
+
+    def save_file(self, name: str, content: bytes) -> None:
+        app = self.app
+
+        def save(path: str | None) -> None:
+            if path is None:
+                return
+            target = Path(path).expanduser()
+            try:
+                target.write_bytes(content)
+            except OSError as exc:
+                app.push_screen(
+                    AnswerDialog("Save failed", failure("invalid", f"could not write {target}: {exc}"))
+                )
+                return
+            app.toast(f"Saved {len(content)} bytes to {target}")
+
+        app.push_screen(PathDialog(f"Save {name} to", str(Path.cwd() / name)), save)
+
+    def copy(self, text: str) -> None:
+        self.app.copy_to_clipboard(text)
+        self.app.toast(f"Copied: {text}")

@@ -13,6 +13,7 @@ from typing import Any
 
 from rich.text import Text
 
+from console.client.wire import GroupAssignee, PersonAssignee
 from engine.document.fields import parse_datetime
 
 
@@ -25,7 +26,12 @@ class SortText(Text):
         self.row_key = ""
 
 
-def plain(value: Any, style: str = "") -> Text:
+def sort_value(cell: Text) -> Any:
+    """What a cell sorts by: its own sort value when it carries one, else its text."""
+    return cell.sort_value if isinstance(cell, SortText) else cell.plain
+
+
+def plain(value: object, style: str = "") -> Text:
     return SortText("" if value is None else str(value), style)
 
 
@@ -34,7 +40,7 @@ def _parsed(value: str) -> datetime | None:
     return parse_datetime(value)
 
 
-def when(value: Any) -> datetime | None:
+def when(value: object) -> datetime | None:
     """A wire timestamp as a datetime; the same few thousand stamps come back on every refresh."""
     return _parsed(value) if isinstance(value, str) else None
 
@@ -70,7 +76,7 @@ def _grows_until(start: float, elapsed: int) -> float:
     return start + (elapsed // size + 1) * size
 
 
-def age_cell(now: datetime, since: Any) -> TimedCell:
+def age_cell(now: datetime, since: object) -> TimedCell:
     moment = when(since)
     if moment is None:
         return ("", "", float("inf")), float("inf")
@@ -79,11 +85,11 @@ def age_cell(now: datetime, since: Any) -> TimedCell:
     return (span(elapsed), "", start), until
 
 
-def age(now: datetime, since: Any) -> Text:
+def age(now: datetime, since: object) -> Text:
     return cell_text(age_cell(now, since)[0])
 
 
-def is_late(now: datetime, value: Any, overdue: bool | None = None) -> bool:
+def is_late(now: datetime, value: object, overdue: bool | None = None) -> bool:
     """The server's `overdue` when it gave one, else whether `due` has passed."""
     if overdue is not None:
         return overdue
@@ -91,7 +97,7 @@ def is_late(now: datetime, value: Any, overdue: bool | None = None) -> bool:
     return moment is not None and moment < now
 
 
-def due_cell(now: datetime, value: Any, late_style: str, overdue: bool | None = None) -> TimedCell:
+def due_cell(now: datetime, value: object, late_style: str, overdue: bool | None = None) -> TimedCell:
     """`in 3h` or `2h late`, in the warning style once it has passed."""
     moment = when(value)
     if moment is None:
@@ -106,32 +112,28 @@ def due_cell(now: datetime, value: Any, late_style: str, overdue: bool | None = 
     return (f"in {span(left)}", style, end), end - (left // size) * size
 
 
-def due(now: datetime, value: Any, late_style: str, overdue: bool | None = None) -> Text:
+def due(now: datetime, value: object, late_style: str, overdue: bool | None = None) -> Text:
     return cell_text(due_cell(now, value, late_style, overdue)[0])
 
 
-def stamp(value: Any) -> str:
+def stamp(value: object) -> str:
     """A wire timestamp shortened for a table: `2026-10-06 09:04`."""
     moment = when(value)
     return moment.strftime("%Y-%m-%d %H:%M") if moment else ("" if value is None else str(value))
 
 
-def assignee(assigned: Any) -> str:
-    if not isinstance(assigned, dict):
+def assignee(assigned: GroupAssignee | PersonAssignee | None) -> str:
+    if assigned is None:
         return ""
-    if "group" in assigned:
-        return str(assigned["group"])
-    if "person" in assigned:
-        return str(assigned["person"])
-    return ""
+    return assigned["group"] if "group" in assigned else assigned["person"]
 
 
-def one_line(text: Any, limit: int = 200) -> str:
+def one_line(text: object, limit: int = 200) -> str:
     flat = " ".join(str(text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"
 
 
-def value_text(value: Any, limit: int = 400) -> str:
+def value_text(value: object, limit: int = 400) -> str:
     """A JSON value as one line: strings bare, everything else as compact JSON."""
     shown = (
         value if isinstance(value, str) else json.dumps(value, ensure_ascii=False, separators=(", ", ": "))
@@ -139,5 +141,5 @@ def value_text(value: Any, limit: int = 400) -> str:
     return one_line(shown, limit)
 
 
-def pretty(value: Any) -> str:
+def pretty(value: object) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)

@@ -2,37 +2,48 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, ClassVar
 
-from console.actions import allowed, find, specs
+from textual.dom import DOMNode
 
-if TYPE_CHECKING:
-    from console.app import ApcApp
+from console.actions import allowed, find, specs
+from console.client import Capabilities
+
+
+@dataclass(frozen=True)
+class Permissions:
+    """What the connection lets the operator do, handed down from the app to every pane and screen."""
+
+    read_only: bool = False
+    capabilities: Capabilities = field(default_factory=Capabilities)
 
 
 class Scoped:
-    """Mixin for a widget, screen or app that handles one scope of the registry.
+    """Mixin for a widget, screen or app that handles one scope of the registry, listed before the
+    Textual class so that its `check_action` is the one that answers. (Not a `DOMNode` itself: Textual
+    inherits default CSS along the first `DOMNode` base only.)
 
     `check_action` hides write actions in read-only mode and admin actions on connections without the
-    capability, so the footer, the palette and the keys all agree on what can be done.
+    capability, as the `permissions` handed down say, so the footer, the palette and the keys all agree
+    on what can be done.
     """
 
     SCOPE: ClassVar[str]
+    permissions: Permissions = Permissions()
+    _offered: tuple[bool | None, ...] | None = None
 
-    @property
-    def apc(self) -> ApcApp:
-        from console.app import ApcApp
+    if TYPE_CHECKING:
 
-        app = self.app  # type: ignore[attr-defined]
-        assert isinstance(app, ApcApp)
-        return app
+        def refresh_bindings(self) -> None:
+            """The Textual class beside the mixin provides it."""
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         spec = find(self.SCOPE, action)
         if spec is None:
             return True
-        app = self.apc
-        if not allowed(spec, read_only=app.read_only, capabilities=app.capabilities):
+        permissions = self.permissions
+        if not allowed(spec, read_only=permissions.read_only, capabilities=permissions.capabilities):
             return False
         return True if self.action_ready(action) else None
 
@@ -44,6 +55,12 @@ class Scoped:
         """Refresh the footer only when what this scope offers changed: a footer refresh re-lays out
         the screen, which a large table makes costly on every live tick."""
         offered = tuple(self.check_action(spec.action, ()) for spec in specs(self.SCOPE))
-        if offered != getattr(self, "_offered", None):
+        if offered != self._offered:
             self._offered = offered
-            self.refresh_bindings()  # type: ignore[attr-defined]
+            self.refresh_bindings()
+
+
+def scope_of(node: DOMNode) -> str | None:
+    """The registry scope a node handles (a `Scoped` one, or a widget declaring `SCOPE` itself)."""
+    scope = getattr(node, "SCOPE", None)
+    return scope if isinstance(scope, str) else None

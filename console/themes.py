@@ -1,4 +1,5 @@
-"""Colour themes as TOML files in `themes/`: one file per theme, loaded at start, picked at run time."""
+"""Colour themes as TOML files in `themes/` (shipped with the package): one file per theme, loaded at
+start, picked at run time."""
 
 from __future__ import annotations
 
@@ -8,7 +9,9 @@ from pathlib import Path
 
 from textual.theme import Theme
 
-THEMES_DIR = Path(__file__).resolve().parents[1] / "themes"
+from console.resources import bundled
+
+THEMES_DIR = bundled("themes")
 DEFAULT_THEME = "harbor"
 _COLOURS = (
     "primary",
@@ -47,9 +50,19 @@ def theme_from_table(table: dict[str, object], source: str) -> Theme:
         raise ValueError(f"{source}: variables: expected a table")
     return Theme(
         name=name,
+        primary=colours["primary"],
+        secondary=colours.get("secondary"),
+        accent=colours.get("accent"),
+        warning=colours.get("warning"),
+        error=colours.get("error"),
+        success=colours.get("success"),
+        foreground=colours.get("foreground"),
+        background=colours.get("background"),
+        surface=colours.get("surface"),
+        panel=colours.get("panel"),
+        boost=colours.get("boost"),
         dark=bool(table.get("dark", True)),
         variables={str(k): str(v) for k, v in variables.items()},
-        **colours,
     )
 
 

@@ -125,13 +125,15 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
         "profiles, and report every issue at once, one per line as 'path: message'.\n"
         "A valid document also shows its content hash and the profiles it needs. Warnings name what\n"
         "the specification does not refuse but an author almost surely did not mean; they are listed\n"
-        "apart ('warning: path: message') and do not make a document invalid unless --strict."
+        "apart ('warning: path: message') and do not make a document invalid unless --strict.\n"
+        "Other files (a README, files that are not .md) are skipped with a note on stderr."
     ),
     epilog=(
         "exit status:\n"
         "  0  every document is valid (it may have warnings, unless --strict)\n"
         "  1  at least one document has issues (or, with --strict, warnings)\n"
-        "  2  usage error: no path given, or a path that does not exist or cannot be read\n\n"
+        "  2  usage error: no path given, a path that does not exist or cannot be read, or\n"
+        "     nothing left to validate once the skipped files are set aside\n\n"
         "examples:\n"
         "  apc validate sample_processes/*\n"
         "  apc validate --json path/to/PROCESS.md"
@@ -142,18 +144,38 @@ def validate_command(args: argparse.Namespace) -> int:
     paths: list[Path] = args.paths
     for path in paths:
         _require_readable(path)
-    results = [(path, load_path(path)) for path in paths]
+    skipped = 0
+    for path in paths:
+        reason = not_a_process(path)
+        if reason is not None:
+            print(f"apc validate: skipped {path}: {reason}", file=sys.stderr)
+            skipped += 1
+    if skipped == len(paths):
+        raise UsageError("nothing to validate: every path was skipped")
+    results = [(path, load_path(path)) for path in paths if not_a_process(path) is None]
     strict: bool = args.strict
     if args.json:
         json.dump([_json_result(path, loaded, strict) for path, loaded in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _print_results(results, strict, sys.stdout)
+        _print_results(results, strict, sys.stdout, skipped)
     return EXIT_OK if all(_passes(loaded, strict) for _, loaded in results) else EXIT_INVALID
 
 
 def _passes(loaded: Loaded, strict: bool) -> bool:
     return loaded.ok and not (strict and loaded.warnings)
+
+
+def not_a_process(path: Path) -> str | None:
+    """Why a path is no process document, or None. A glob such as `sample_processes/*` also matches
+    a folder's README and data files: those are skipped, and say so, rather than failing."""
+    if path.is_dir() or path.name == PROCESS_FILE:
+        return None
+    if path.name.lower() == "readme.md":
+        return "a README, not a process document"
+    if path.suffix.lower() != ".md":
+        return f"not a {PROCESS_FILE} or .md file"
+    return None
 
 
 def _require_readable(path: Path) -> None:
@@ -185,7 +207,7 @@ def _count(n: int, what: str) -> str:
     return f"{n} {what}{'s' if n != 1 else ''}"
 
 
-def _print_results(results: list[tuple[Path, Loaded]], strict: bool, out: TextIO) -> None:
+def _print_results(results: list[tuple[Path, Loaded]], strict: bool, out: TextIO, skipped: int = 0) -> None:
     for path, loaded in results:
         warned = f"; {_count(len(loaded.warnings), 'warning')}" if loaded.warnings else ""
         if _passes(loaded, strict):
@@ -200,11 +222,13 @@ def _print_results(results: list[tuple[Path, Loaded]], strict: bool, out: TextIO
             out.write(f"  {issue}\n")
         for warning in loaded.warnings:
             out.write(f"  warning: {warning}\n")
-    if len(results) > 1:
+    if len(results) > 1 or skipped:
         valid = sum(1 for _, loaded in results if _passes(loaded, strict))
         warnings = sum(len(loaded.warnings) for _, loaded in results)
         warned = f", {_count(warnings, 'warning')}" if warnings else ""
-        out.write(f"{valid} valid, {len(results) - valid} invalid{warned}\n")
+        out.write(
+            f"{valid} valid, {len(results) - valid} invalid{f', {skipped} skipped' if skipped else ''}{warned}\n"
+        )
 
 
 command(

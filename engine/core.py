@@ -16,13 +16,16 @@ from typing import Any
 
 from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, ServerClock
+from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
-from engine.store.base import Store, VersionRecord
+from engine.outbox import Deliverer
+from engine.outbox.deliverer import OnResult
+from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -51,9 +54,11 @@ class Engine:
         owns_evaluator: bool = False,
         ids: IdSource = new_id,
         keys: ServerKeys | None = None,
+        lock: FolderLock | None = None,
     ) -> None:
         self.store = store
         self.keys = keys or ServerKeys.generate()
+        self._folder_lock = lock
         self.org = org
         self.clock = clock
         self.files = files
@@ -78,6 +83,7 @@ class Engine:
             ids=ids,
         )
         self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self.deliverer: Deliverer | None = None
 
     @classmethod
     async def open(
@@ -93,6 +99,9 @@ class Engine:
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
+        The folder is owner-only and locked while the engine is open: a second engine on it gets
+        `DataFolderInUse` naming the first one's pid.
+
         The evaluator is `evaluator` when given (the caller closes it), else the one the org's
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
@@ -107,16 +116,18 @@ class Engine:
                 evaluator = build_evaluator(org.check)
             except CheckConfigError as exc:
                 raise ConfigError(str(exc)) from None
+        lock: FolderLock | None = None
+        store: Store | None = None
         try:
+            prepare(data_dir)
+            lock = FolderLock.acquire(data_dir)
             store = await _open_store(data_dir)
-        except BaseException:
-            if owns and evaluator is not None:
-                await evaluator.aclose()
-            raise
-        try:
             keys = await _keys(store, org.server.secrets_file or data_dir / SECRETS_FILE)
         except BaseException:
-            await store.close()
+            if store is not None:
+                await store.close()
+            if lock is not None:
+                lock.release()
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
@@ -124,7 +135,7 @@ class Engine:
             mark = await store.server_time()
             clock = ServerClock(speed, None if mark is None else parse_stamp(mark))
         files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -179,19 +190,40 @@ class Engine:
         await self._dispatcher.apply_due(self.clock.now())
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        """The outbox (overdue notices); test runs' entries are marked and never delivered."""
+        """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
+        and never delivered."""
         return await self.store.notifications(run_id)
 
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        """Every delivery of the outbox to a `[[notify]]` target: delivered, pending (attempts, last
+        error, next try), given up (when, why) or held back (a test run's)."""
+        return await self.store.deliveries(run_id)
+
+    def start_delivery(self, on_result: OnResult | None = None) -> Deliverer:
+        """Deliver the outbox to the org's `[[notify]]` targets in the background until `close`;
+        `on_result` hears of each attempt (a console's activity log)."""
+        if self.deliverer is None:
+            self.deliverer = Deliverer(self.store, self.org.notify, self.clock, on_result=on_result)
+            self.deliverer.start()
+        return self.deliverer
+
     async def close(self) -> None:
-        """Close the evaluator and the store, recording the server time reached for the next start."""
+        """Close delivery, the evaluator and the store, recording the server time reached for the next start."""
+        deliverer, self.deliverer = self.deliverer, None
         try:
+            if deliverer is not None:
+                await deliverer.aclose()
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
             if not self.store.read_only:
                 async with self._lock, self.store.transaction() as tx:
                     await tx.advance_clock(stamp(self.clock.now()))
         finally:
-            await self.store.close()
+            try:
+                await self.store.close()
+            finally:
+                if self._folder_lock is not None:
+                    self._folder_lock.release()
 
 
 async def _keys(store: Store, path: Path) -> ServerKeys:
@@ -215,5 +247,5 @@ async def _keys(store: Store, path: Path) -> ServerKeys:
 
 
 async def _open_store(data_dir: Path) -> Store:
-    data_dir.mkdir(parents=True, exist_ok=True)
+    private_file(data_dir / DB_FILE)
     return await SqliteStore.open(data_dir / DB_FILE)

@@ -26,6 +26,7 @@ from engine.check.config import CheckConfig, parse_check_config
 from engine.check.evaluator import CheckConfigError
 from engine.identity import Identity
 from engine.net import is_loopback
+from engine.notify import NotifyConfigError, NotifyTarget, parse_notify
 
 OPERATORS_GROUP = "operators"
 """The reserved group escalations are assigned to (spec §3.3): every person with `operator = true`."""
@@ -113,6 +114,8 @@ class OrgConfig:
     """The `[check]` table: which evaluator answers checks (none: `check-1` is not offered) and limits."""
     oauth: OAuthConfig | None = None
     """The `[oauth]` table, or None when bearer tokens from this file are the only credentials."""
+    notify: tuple[NotifyTarget, ...] = ()
+    """The `[[notify]]` tables: where notifications of which kinds are delivered."""
 
     @classmethod
     def build(
@@ -124,6 +127,7 @@ class OrgConfig:
         agents: dict[str, str | None] | None = None,
         server: ServerSettings | None = None,
         check: CheckConfig | None = None,
+        notify: tuple[NotifyTarget, ...] = (),
     ) -> OrgConfig:
         """An org in code (tests, embedded console): people/operators/agents map an id to a plain token."""
         people_map: dict[str, Person] = {}
@@ -138,6 +142,7 @@ class OrgConfig:
             people=people_map,
             agents=agent_map,
             check=check or CheckConfig(),
+            notify=notify,
         )
         org.validate()
         return org
@@ -161,7 +166,7 @@ class OrgConfig:
     @classmethod
     def from_mapping(cls, raw: dict[str, Any], *, base: Path) -> OrgConfig:
         """The parsed TOML; relative paths (processes, scripted answers, key files) are under `base`."""
-        _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth"})
+        _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth", "notify"})
         server_raw = _table(raw, "server")
         _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes", "secrets_file"})
         secrets_file = server_raw.get("secrets_file")
@@ -224,6 +229,7 @@ class OrgConfig:
             processes=processes,
             check=_check(raw, base),
             oauth=_oauth(raw, base),
+            notify=_notify(raw),
         )
         org.validate()
         return org
@@ -276,6 +282,10 @@ class OrgConfig:
         person = self.people.get(identity.id)
         return identity.operator or (person is not None and person.operator)
 
+    def notify_urls(self, kind: str) -> list[str]:
+        """The targets that want notifications of `kind`, by URL."""
+        return [target.url for target in self.notify if target.wants(kind)]
+
     def operators(self) -> list[str]:
         return sorted(p.email for p in self.people.values() if p.operator)
 
@@ -297,6 +307,13 @@ def _check(raw: dict[str, Any], base: Path) -> CheckConfig:
         # `answers` is relative to the config file's folder; the parser takes the file and uses its folder.
         return parse_check_config(table, base / "org.toml")
     except CheckConfigError as exc:
+        raise ConfigError(str(exc)) from None
+
+
+def _notify(raw: dict[str, Any]) -> tuple[NotifyTarget, ...]:
+    try:
+        return parse_notify(raw.get("notify"))
+    except NotifyConfigError as exc:
         raise ConfigError(str(exc)) from None
 
 

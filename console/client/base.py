@@ -2,7 +2,7 @@
 
 Every screen talks to a `Client`, so the same console works in-process, over MCP, or against a fake.
 Errors stay values (`{ok: false, error}`), exactly as the server sent them, so the console can show
-each issue verbatim.
+each issue verbatim. Each tool answers with the envelope of its result schema (`wire.py`).
 """
 
 from __future__ import annotations
@@ -14,8 +14,30 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
-from console.client.envelope import Envelope
 from console.client.files import FetchedFile, fetch_url
+from console.client.wire import (
+    CancelResult,
+    ClaimResult,
+    DecideArguments,
+    DecideResult,
+    DescribeResult,
+    Envelope,
+    EscalateResult,
+    EvidenceItem,
+    Failure,
+    GetRunResult,
+    GetWorkResult,
+    Json,
+    ListProcessesResult,
+    ListRunsResult,
+    RenewResult,
+    RunMode,
+    RunState,
+    SendEventResult,
+    StartRunResult,
+    SubmitResult,
+    UploadResult,
+)
 from engine.document.model import Process
 from engine.identity import Identity
 from engine.tools.catalog import PublishResult
@@ -38,42 +60,49 @@ class Client(Protocol):
     identity: Identity
     capabilities: Capabilities
 
-    async def describe(self) -> Envelope: ...
-    async def list_processes(self, cursor: str | None = None) -> Envelope: ...
+    async def describe(self) -> Envelope[DescribeResult]: ...
+    async def list_processes(self, cursor: str | None = None) -> Envelope[ListProcessesResult]: ...
     async def start_run(
-        self, process: str, inputs: dict[str, Any], *, version: int | None = None, mode: str | None = None
-    ) -> Envelope: ...
-    async def get_run(self, run_id: str) -> Envelope: ...
+        self,
+        process: str,
+        inputs: dict[str, Json],
+        *,
+        version: int | None = None,
+        mode: RunMode | None = None,
+    ) -> Envelope[StartRunResult]: ...
+    async def get_run(self, run_id: str) -> Envelope[GetRunResult]: ...
     async def get_work(
         self, *, limit: int | None = None, cursor: str | None = None, process: str | None = None
-    ) -> Envelope: ...
-    async def claim(self, run_id: str, step_id: str) -> Envelope: ...
-    async def renew(self, token: str, progress: str | None = None) -> Envelope: ...
-    async def upload(self, file_name: str, content_type: str, content: bytes) -> Envelope: ...
+    ) -> Envelope[GetWorkResult]: ...
+    async def claim(self, run_id: str, step_id: str) -> Envelope[ClaimResult]: ...
+    async def renew(self, token: str, progress: str | None = None) -> Envelope[RenewResult]: ...
+    async def upload(self, file_name: str, content_type: str, content: bytes) -> Envelope[UploadResult]: ...
     async def submit(
         self,
         token: str,
-        output: dict[str, Any],
+        output: dict[str, Json],
         summary: str,
         *,
-        evidence: list[dict[str, str]] | None = None,
+        evidence: list[EvidenceItem] | None = None,
         next: str | None = None,
         reason: str | None = None,
-    ) -> Envelope: ...
-    async def escalate(self, token: str, note: str) -> Envelope: ...
-    async def decide(self, arguments: dict[str, Any]) -> Envelope: ...
-    async def cancel(self, run_id: str, reason: str) -> Envelope: ...
-    async def send_event(self, run_id: str, name: str, data: dict[str, Any] | None = None) -> Envelope: ...
+    ) -> Envelope[SubmitResult]: ...
+    async def escalate(self, token: str, note: str) -> Envelope[EscalateResult]: ...
+    async def decide(self, arguments: DecideArguments) -> Envelope[DecideResult]: ...
+    async def cancel(self, run_id: str, reason: str) -> Envelope[CancelResult]: ...
+    async def send_event(
+        self, run_id: str, name: str, data: dict[str, Json] | None = None
+    ) -> Envelope[SendEventResult]: ...
     async def list_runs(
         self,
         *,
         process: str | None = None,
-        state: str | None = None,
-        inputs: dict[str, Any] | None = None,
+        state: RunState | None = None,
+        inputs: dict[str, Json] | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> Envelope: ...
-    async def fetch_file(self, url: str) -> FetchedFile | Envelope: ...
+    ) -> Envelope[ListRunsResult]: ...
+    async def fetch_file(self, url: str) -> FetchedFile | Failure: ...
     async def close(self) -> None: ...
 
     async def publish(self, source: Path, bind: dict[str, str] | None = None) -> PublishResult: ...
@@ -82,7 +111,7 @@ class Client(Protocol):
     async def process_document(self, name: str, version: int) -> Process | None: ...
 
 
-def _compact(arguments: dict[str, Any]) -> dict[str, Any]:
+def _compact(arguments: dict[str, object]) -> dict[str, object]:
     """Optional arguments the caller left out are omitted, never sent as null."""
     return {key: value for key, value in arguments.items() if value is not None}
 
@@ -97,42 +126,53 @@ class ToolClient:
         self.identity = identity
         self._request_ids = request_ids or (lambda: str(uuid.uuid4()))
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Envelope:
+    async def call(self, tool: str, arguments: dict[str, object]) -> Any:
+        """One tool call, answered with the envelope as the transport decoded it from JSON.
+
+        This is where the console takes the wire on trust: each method below gives the answer the type of
+        its tool's result schema, which a conforming server's answers have. Checking every answer against
+        the schemas on every refresh would cost more than the screen it feeds.
+        """
         raise NotImplementedError
 
-    async def _write(self, tool: str, arguments: dict[str, Any]) -> Envelope:
+    async def _write(self, tool: str, arguments: dict[str, object]) -> Any:
         if "requestId" not in arguments:
             arguments = {**arguments, "requestId": self._request_ids()}
         return await self.call(tool, _compact(arguments))
 
-    async def describe(self) -> Envelope:
+    async def describe(self) -> Envelope[DescribeResult]:
         return await self.call("describe", {})
 
-    async def list_processes(self, cursor: str | None = None) -> Envelope:
+    async def list_processes(self, cursor: str | None = None) -> Envelope[ListProcessesResult]:
         return await self.call("list_processes", _compact({"cursor": cursor}))
 
     async def start_run(
-        self, process: str, inputs: dict[str, Any], *, version: int | None = None, mode: str | None = None
-    ) -> Envelope:
+        self,
+        process: str,
+        inputs: dict[str, Json],
+        *,
+        version: int | None = None,
+        mode: RunMode | None = None,
+    ) -> Envelope[StartRunResult]:
         return await self._write(
             "start_run", {"process": process, "version": version, "inputs": inputs, "mode": mode}
         )
 
-    async def get_run(self, run_id: str) -> Envelope:
+    async def get_run(self, run_id: str) -> Envelope[GetRunResult]:
         return await self.call("get_run", {"runId": run_id})
 
     async def get_work(
         self, *, limit: int | None = None, cursor: str | None = None, process: str | None = None
-    ) -> Envelope:
+    ) -> Envelope[GetWorkResult]:
         return await self.call("get_work", _compact({"limit": limit, "cursor": cursor, "process": process}))
 
-    async def claim(self, run_id: str, step_id: str) -> Envelope:
+    async def claim(self, run_id: str, step_id: str) -> Envelope[ClaimResult]:
         return await self._write("claim", {"runId": run_id, "stepId": step_id})
 
-    async def renew(self, token: str, progress: str | None = None) -> Envelope:
+    async def renew(self, token: str, progress: str | None = None) -> Envelope[RenewResult]:
         return await self._write("renew", {"token": token, "progress": progress})
 
-    async def upload(self, file_name: str, content_type: str, content: bytes) -> Envelope:
+    async def upload(self, file_name: str, content_type: str, content: bytes) -> Envelope[UploadResult]:
         encoded = base64.b64encode(content).decode("ascii")
         return await self._write(
             "upload", {"fileName": file_name, "contentType": content_type, "contentBase64": encoded}
@@ -141,13 +181,13 @@ class ToolClient:
     async def submit(
         self,
         token: str,
-        output: dict[str, Any],
+        output: dict[str, Json],
         summary: str,
         *,
-        evidence: list[dict[str, str]] | None = None,
+        evidence: list[EvidenceItem] | None = None,
         next: str | None = None,
         reason: str | None = None,
-    ) -> Envelope:
+    ) -> Envelope[SubmitResult]:
         return await self._write(
             "submit",
             {
@@ -160,10 +200,10 @@ class ToolClient:
             },
         )
 
-    async def escalate(self, token: str, note: str) -> Envelope:
+    async def escalate(self, token: str, note: str) -> Envelope[EscalateResult]:
         return await self._write("escalate", {"token": token, "note": note})
 
-    async def decide(self, arguments: dict[str, Any]) -> Envelope:
+    async def decide(self, arguments: DecideArguments) -> Envelope[DecideResult]:
         """`arguments` is the work item's `decide.arguments` plus the decision and what it requires.
 
         The placeholder `requestId` the server puts in the prepared call is replaced by a fresh one.
@@ -171,21 +211,23 @@ class ToolClient:
         prepared = {key: value for key, value in arguments.items() if key != "requestId"}
         return await self._write("decide", prepared)
 
-    async def cancel(self, run_id: str, reason: str) -> Envelope:
+    async def cancel(self, run_id: str, reason: str) -> Envelope[CancelResult]:
         return await self._write("cancel", {"runId": run_id, "reason": reason})
 
-    async def send_event(self, run_id: str, name: str, data: dict[str, Any] | None = None) -> Envelope:
+    async def send_event(
+        self, run_id: str, name: str, data: dict[str, Json] | None = None
+    ) -> Envelope[SendEventResult]:
         return await self._write("send_event", {"runId": run_id, "name": name, "data": data})
 
     async def list_runs(
         self,
         *,
         process: str | None = None,
-        state: str | None = None,
-        inputs: dict[str, Any] | None = None,
+        state: RunState | None = None,
+        inputs: dict[str, Json] | None = None,
         limit: int | None = None,
         cursor: str | None = None,
-    ) -> Envelope:
+    ) -> Envelope[ListRunsResult]:
         return await self.call(
             "list_runs",
             _compact(
@@ -193,7 +235,7 @@ class ToolClient:
             ),
         )
 
-    async def fetch_file(self, url: str) -> FetchedFile | Envelope:
+    async def fetch_file(self, url: str) -> FetchedFile | Failure:
         return await fetch_url(url)
 
     async def close(self) -> None:

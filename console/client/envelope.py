@@ -1,32 +1,28 @@
-"""The wire envelope every tool answers with, and the few ways the console reads it."""
+"""The few ways the console reads a tool's answer, and the failures it makes itself.
+
+The shapes are in `wire.py` (generated from the schemas): `Envelope[T]` is `Ok[T] | Failure`, told apart
+by `answer["ok"]`.
+"""
 
 from __future__ import annotations
 
-from typing import Any
-
-Envelope = dict[str, Any]
-"""`{"ok": True, "data": ...}` or `{"ok": False, "error": {"code", "message", "issues"?}}`."""
+from console.client.wire import ErrorCode, Failure
 
 
-def failure(code: str, message: str, issues: list[str] | None = None) -> Envelope:
+def failure(code: ErrorCode, message: str, issues: list[str] | None = None) -> Failure:
     """An error envelope made on the client side (transport failures, features a server lacks)."""
-    error: dict[str, Any] = {"code": code, "message": message}
     if issues:
-        error["issues"] = issues
-    return {"ok": False, "error": error}
+        return {"ok": False, "error": {"code": code, "message": message, "issues": issues}}
+    return {"ok": False, "error": {"code": code, "message": message}}
 
 
-def error_code(envelope: Envelope) -> str | None:
-    return None if envelope.get("ok") else str(envelope.get("error", {}).get("code", "invalid"))
+def error_code(answer: Failure) -> str:
+    return answer["error"]["code"]
 
 
-def error_issues(envelope: Envelope) -> list[str]:
-    if envelope.get("ok"):
-        return []
-    return [str(issue) for issue in envelope.get("error", {}).get("issues") or []]
+def error_issues(answer: Failure) -> list[str]:
+    return [str(issue) for issue in answer["error"].get("issues") or ()]
 
 
-def error_message(envelope: Envelope) -> str:
-    if envelope.get("ok"):
-        return ""
-    return str(envelope.get("error", {}).get("message", ""))
+def error_message(answer: Failure) -> str:
+    return answer["error"]["message"]

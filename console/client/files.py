@@ -7,7 +7,8 @@ from dataclasses import dataclass
 
 import httpx
 
-from console.client.envelope import Envelope, failure
+from console.client.envelope import failure
+from console.client.wire import Failure
 
 MAX_FETCH_BYTES = 64 * 1024 * 1024
 _FILENAME = re.compile(r"""filename\*?=(?:UTF-8'')?"?([^";]+)"?""", re.IGNORECASE)
@@ -29,7 +30,7 @@ def file_name_from(disposition: str | None) -> str | None:
     return match.group(1).strip() if match else None
 
 
-async def fetch_url(url: str, *, transport: httpx.AsyncBaseTransport | None = None) -> FetchedFile | Envelope:
+async def fetch_url(url: str, *, transport: httpx.AsyncBaseTransport | None = None) -> FetchedFile | Failure:
     """GET a signed URL; a failure comes back as an error envelope, like every other answer."""
     try:
         async with httpx.AsyncClient(transport=transport, timeout=30.0, follow_redirects=False) as http:

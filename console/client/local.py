@@ -12,8 +12,9 @@ from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 from console.client.base import Capabilities, RequestIds, ToolClient
-from console.client.envelope import Envelope, failure
+from console.client.envelope import failure
 from console.client.files import FetchedFile
+from console.client.wire import Failure
 from engine.core import Engine
 from engine.document import Process, load, load_path
 from engine.identity import Identity
@@ -33,10 +34,10 @@ class LocalClient(ToolClient):
         self.engine = engine
         self.capabilities = Capabilities(publish=admin, switch_identity=admin, process_document=True)
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Envelope:
+    async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
         return await self.engine.call(self.identity, tool, arguments)
 
-    async def fetch_file(self, url: str) -> FetchedFile | Envelope:
+    async def fetch_file(self, url: str) -> FetchedFile | Failure:
         """Serve a signed URL the way the HTTP file route does, without needing the endpoint running."""
         parts = urlsplit(url)
         file_id = parts.path.rsplit("/", 1)[-1]

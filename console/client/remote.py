@@ -12,7 +12,8 @@ import httpx
 import jwt
 
 from console.client.base import RequestIds, ToolClient
-from console.client.envelope import Envelope, failure
+from console.client.envelope import failure
+from console.client.wire import Failure
 from engine.http.client import McpAuthError, McpError, McpHttpClient
 from engine.identity import Identity
 
@@ -43,7 +44,7 @@ class RemoteClient(ToolClient):
         self.url = url
         self._mcp = McpHttpClient(url, token, http=http)
 
-    async def call(self, tool: str, arguments: dict[str, Any]) -> Envelope:
+    async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any] | Failure:
         try:
             return await self._mcp.call(tool, arguments)
         except McpAuthError:

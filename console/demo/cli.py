@@ -16,13 +16,16 @@ from typing import TextIO
 from console.demo.headless import run_headless
 from console.demo.people import PeopleBehaviour
 from console.demo.system import DemoSettings
+from console.samples import no_samples, sample_folders
+from engine.datafolder import DataFolderInUse
+from engine.http.serve import port_number
 
 HELP = "a live demo: sample processes, demo agents over MCP, demo people and a stream of runs"
 DESCRIPTION = (
     "Start a fresh demo engine with the sample processes published, its MCP endpoint on 127.0.0.1\n"
-    "(first free port from 8765), demo agents working over MCP with their own tokens, demo people\n"
+    "(first free port from 8765, or --port), demo agents working over MCP with their own tokens, demo people\n"
     "deciding their work items, an event feed, and a steady stream of new runs on a fast clock.\n"
-    "Model checks are answered from sample_processes/check-answers.toml (no model needed).\n"
+    "Model checks are answered from the bundled sample_processes/check-answers.toml (no model needed).\n"
     "The console opens as the operator, who is in every group and receives the escalations,\n"
     "including the submissions a check was unsure of."
 )
@@ -33,6 +36,7 @@ EPILOG = (
     "examples:\n"
     "  apc demo\n"
     "  apc demo --speed 120 --seed 7\n"
+    "  apc demo --web --port 0\n"
     "  apc demo --headless --runs 20"
 )
 DEFAULT_SPEED = 90.0
@@ -54,7 +58,18 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         "--seed", type=int, default=1, metavar="S", help="seed for every random choice (default 1)"
     )
     parser.add_argument("--agents", type=int, default=3, metavar="N", help="demo agents (1 to 6, default 3)")
+    parser.add_argument(
+        "--port",
+        type=port_number,
+        metavar="N",
+        help="port of the demo's MCP endpoint on 127.0.0.1, 0 for any free one (default: first free from 8765);"
+        " with --web, the port of the page (default 8000), and the endpoint takes the first free from 8765",
+    )
     parser.add_argument("--headless", action="store_true", help="no console: progress lines and a summary")
+    parser.add_argument(
+        "--web", action="store_true", help="serve the console in a browser instead, one console per tab"
+    )
+    parser.add_argument("--host", metavar="H", help="--web: address the page listens on (default 127.0.0.1)")
     parser.add_argument(
         "--runs",
         type=int,
@@ -72,7 +87,9 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
 
 def settings_from(args: argparse.Namespace) -> DemoSettings:
     speed = args.speed or (DEFAULT_HEADLESS_SPEED if args.headless else DEFAULT_SPEED)
-    settings = DemoSettings(data_dir=args.data, speed=speed, seed=args.seed, agents=args.agents)
+    settings = DemoSettings(
+        data_dir=args.data, speed=speed, seed=args.seed, agents=args.agents, port=args.port
+    )
     if args.headless:
         return replace(settings, runs=args.runs or DEFAULT_HEADLESS_RUNS)
     return replace(settings, runs=args.runs, people=PeopleBehaviour(play_operator=False))
@@ -88,6 +105,10 @@ def check(args: argparse.Namespace) -> str | None:
         return "--agents must be between 1 and 6"
     if args.time_limit <= 0:
         return "--time-limit must be positive"
+    if args.web and (args.headless or args.runs is not None):
+        return "--web shows the live demo; it takes neither --headless nor --runs"
+    if not args.web and args.host is not None:
+        return "--host is for --web"
     return None
 
 
@@ -97,12 +118,25 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         print(f"apc demo: error: {problem}", file=sys.stderr)
         return 2
     settings = settings_from(args)
-    if args.headless:
-        report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))
-        return report.exit_code
-    from console.demo.ui import run_ui
+    if not sample_folders(settings.samples):
+        print(f"apc demo: error: {no_samples(settings.samples)}", file=sys.stderr)
+        return 1
+    if args.web:
+        from console.demo.web import DEFAULT_PORT, run_web
 
-    return asyncio.run(run_ui(settings))
+        args.host = args.host or "127.0.0.1"
+        args.port = DEFAULT_PORT if args.port is None else args.port
+        return run_web(args, settings.speed)
+    try:
+        if args.headless:
+            report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))
+            return report.exit_code
+        from console.demo.ui import run_ui
+
+        return asyncio.run(run_ui(settings))
+    except (DataFolderInUse, OSError) as error:
+        print(f"apc demo: error: {error}", file=sys.stderr)
+        return 1
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -13,6 +13,7 @@ import shutil
 import tempfile
 from collections.abc import Coroutine
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -24,16 +25,17 @@ from console.demo.org import REQUESTERS, DemoOrg, build_demo_org
 from console.demo.pace import ClockPace
 from console.demo.people import DemoPeople, PeopleBehaviour
 from console.demo.story import RunStarter, scripted_showcase
+from console.resources import bundled
 from console.samples import publish_samples
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.document.model import Process
-from engine.http.app import RunningServer, first_free_port, start_server
+from engine.http.app import RunningServer, bind_socket, start_server
 from engine.identity import Identity
 
 log = logging.getLogger("apc.demo")
 
-SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
+SAMPLES = bundled("sample_processes")
 BASE_LEASE_SECONDS = 600
 LEASE_REAL_SECONDS = 5.0
 """At high speeds the lease is stretched to last at least this long in real time, so an MCP round
@@ -60,6 +62,8 @@ class DemoSettings:
     lease_seconds: int | None = None
     host: str = "127.0.0.1"
     port_start: int = 8765
+    port: int | None = None
+    """The endpoint's port: None the first free one from `port_start`, 0 any free one."""
     samples: Path = SAMPLES
     check_answers: Path | None = Path("check-answers.toml")
     """Scripted check answers, relative to `samples`; the demo org gets the scripted evaluator when
@@ -126,7 +130,7 @@ class DemoSystem:
         self.agents = [
             DemoAgent(
                 name,
-                lambda name=name: McpAgentLink(server.url, org.tokens[name]),
+                partial(McpAgentLink, server.url, org.tokens[name]),
                 self.pace,
                 behaviour=replace(settings.agent, idle_seconds=settings.poll_seconds),
                 seed=settings.seed,
@@ -146,12 +150,19 @@ class DemoSystem:
         data_dir = settings.data_dir or Path(tempfile.mkdtemp(prefix="apc-demo-"))
         clock = SystemClock(settings.speed)
         org = build_demo_org(settings.agents, lease_seconds=settings.lease, check_answers=settings.answers)
-        port = first_free_port(settings.host, settings.port_start)
-        engine = await Engine.open(
-            data_dir, org.org, clock=clock, public_base_url=f"http://{settings.host}:{port}"
-        )
+        sock = bind_socket(settings.host, settings.port, first=settings.port_start)
         try:
-            server = await start_server(engine, settings.host, port)
+            engine = await Engine.open(
+                data_dir,
+                org.org,
+                clock=clock,
+                public_base_url=f"http://{settings.host}:{sock.getsockname()[1]}",
+            )
+        except BaseException:
+            sock.close()
+            raise
+        try:
+            server = await start_server(engine, settings.host, sock=sock)
         except BaseException:
             await engine.close()
             raise
@@ -172,7 +183,9 @@ class DemoSystem:
         return self.org.operator
 
     def start(self) -> None:
-        """Start every background part: timers, agents, people, events and the stream of runs."""
+        """Start every background part: timers, notification delivery, agents, people, events and the
+        stream of runs."""
+        self.engine.start_delivery()
         self._spawn("tick", self._tick())
         for agent in self.agents:
             self._spawn(f"agent {agent.name}", agent.run())

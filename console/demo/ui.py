@@ -7,12 +7,12 @@ everything else keeps running in the same event loop while the console is open.
 
 from __future__ import annotations
 
-from console.app import ApcApp, Session
+from console.app import ApcApp
 from console.client.local import LocalClient
 from console.demo.org import GUEST_AGENT
 from console.demo.pane import DemoPane
 from console.demo.system import DemoSettings, DemoSystem
-from console.screens.main import EndpointInfo, ExtraPane
+from console.session import EndpointInfo, ExtraPane, Session
 
 
 def status_line(system: DemoSystem) -> str:
@@ -58,7 +58,7 @@ def build_app(system: DemoSystem) -> ApcApp:
         notices=notices(system),
     )
     pane = ExtraPane(
-        "demo", "Demo agents", lambda _app: DemoPane(system.control, status=lambda: status_line(system))
+        "demo", "Demo agents", lambda: DemoPane(system.control, status=lambda: status_line(system))
     )
     return ApcApp(session, extra_panes=[pane])
 

@@ -139,8 +139,8 @@ def graph_from_process(process: Process) -> MapGraph:
         if branch is not None:
             joins[branch] = max(joins.get(branch, 0.0), index + 0.5)
         edges += _edges(step, branch)
-    for parallel, index in joins.items():
-        nodes.append(MapNode(join_id(parallel), JOIN, "join", "", index))
+    for parallel, at in joins.items():
+        nodes.append(MapNode(join_id(parallel), JOIN, "join", "", at))
         edges = [
             MapEdge(join_id(parallel), e.target, "join") if e.source == parallel and e.kind == "next" else e
             for e in edges

@@ -1,1 +1,1 @@
-"""Dialogs: decisions, reasons, starting runs, events, answers."""
+"""Dialogs: decisions, reasons, starting runs, events, answers, help."""

@@ -17,8 +17,8 @@ from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
 from console.actions import bindings
-from console.answer import answer_lines
-from console.client.envelope import Envelope
+from console.answer import error_lines
+from console.client import Failure
 from console.scoped import Scoped
 
 T = TypeVar("T")
@@ -55,7 +55,7 @@ class Dialog(Scoped, ModalScreen[T], Generic[T]):
     def action_close(self) -> None:
         self.dismiss(None)
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         self.action_close()
 
 
@@ -83,7 +83,7 @@ class ReasonDialog(Dialog[str]):
         event.stop()
         await self.run_action("submit")
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         reason = self.query_one("#reason", Input).value.strip()
         if not reason:
             self.query_one("#problem", Static).update(Text(f"{self.label}: required"))
@@ -92,29 +92,28 @@ class ReasonDialog(Dialog[str]):
 
 
 class AnswerDialog(Dialog[None]):
-    """The server's answer: the new state, or the error code, its message and every issue."""
+    """An answer that was not a success: the error code, its message and every issue."""
 
-    def __init__(self, title: str, envelope: Envelope) -> None:
+    def __init__(self, title: str, answer: Failure) -> None:
         super().__init__(title)
-        self.envelope = envelope
+        self.answer = answer
 
     def compose_body(self) -> ComposeResult:
-        style = "" if self.envelope.get("ok") else "bold"
         with VerticalScroll(classes="answer"):
-            yield Static(Text("\n".join(answer_lines(self.envelope)), style=style), id="answer")
+            yield Static(Text("\n".join(error_lines(self.answer)), style="bold"), id="answer")
 
 
 class ResultsDialog(Dialog[None]):
-    """One line per subject of a bulk action, each with the server's answer for it."""
+    """One line per subject of a bulk action, each with the server's answer for it (as `answer_lines`)."""
 
-    def __init__(self, title: str, results: Sequence[tuple[str, Envelope]]) -> None:
+    def __init__(self, title: str, results: Sequence[tuple[str, list[str]]]) -> None:
         super().__init__(title)
         self.results = list(results)
 
     def compose_body(self) -> ComposeResult:
         lines: list[str] = []
-        for subject, envelope in self.results:
-            first, *rest = answer_lines(envelope)
+        for subject, answer in self.results:
+            first, *rest = answer
             lines.append(f"{subject}: {first}")
             lines.extend(rest)
         with VerticalScroll(classes="answer"):
@@ -154,7 +153,7 @@ class PathDialog(Dialog[str]):
         event.stop()
         await self.run_action("submit")
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         value = self.query_one("#path", Input).value.strip()
         if not value:
             self.query_one("#problem", Static).update(Text(f"{self.placeholder}: required"))

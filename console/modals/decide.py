@@ -8,7 +8,6 @@ changed in the run data, takes the fresh snapshot, and lets the person send the 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
-from typing import Any
 
 from rich.text import Text
 from textual import on
@@ -16,18 +15,28 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Select, Static, TextArea
 
-from console.answer import answer_lines
-from console.client.base import Client
-from console.client.envelope import Envelope, error_code
+from console.answer import error_lines
+from console.client import Client
+from console.client.envelope import error_code
+from console.client.wire import (
+    DecideArguments,
+    DecideResult,
+    Decision,
+    PersonWorkEntry,
+    Route,
+    RunView,
+    StepRecord,
+    WorkItem,
+)
 from console.diff import run_data_changes
 from console.modals.common import Dialog
 from console.modals.evidence import EvidenceEditor
 from console.modals.fields import FieldsForm, declared_fields
 from console.palette import Palette
-from console.views import BarOf, to_text, work_item_lines
+from console.render import BarOf, to_text, work_item_lines
 
 CheckBars = Callable[[str, int], Awaitable[Callable[[str], BarOf]]]
-"""Process name and version to, per step, each verdict question's bar (`ApcApp.check_bars`)."""
+"""Process name and version to, per step, each verdict question's bar (`Documents.check_bars`)."""
 
 VERBS = {
     "approved": "Approve",
@@ -39,17 +48,17 @@ VERBS = {
 NOTE_DECISIONS = ("rejected", "returned", "failed")
 
 
-def find_item(view: dict[str, Any], item_id: str) -> dict[str, Any] | None:
-    return next((item for item in view.get("workItems") or () if item.get("id") == item_id), None)
+def find_item(view: RunView, item_id: str) -> WorkItem | None:
+    return next((item for item in view["workItems"] if item["id"] == item_id), None)
 
 
-class DecideDialog(Dialog[Envelope]):
-    """Dismisses with the server's successful answer, or None when closed without a decision."""
+class DecideDialog(Dialog[DecideResult]):
+    """Dismisses with the run as the accepted decision left it, or None when closed without a decision."""
 
     def __init__(
         self,
         client: Client,
-        entry: dict[str, Any],
+        entry: PersonWorkEntry,
         palette: Palette,
         *,
         people: list[str],
@@ -57,33 +66,32 @@ class DecideDialog(Dialog[Envelope]):
     ) -> None:
         """`check_bars` finds each verdict question's threshold (the app's), shown once it is known."""
         item = entry["workItem"]
-        test = " · TEST RUN" if entry.get("mode") == "test" else ""
-        title = f"{item['kind']} · {entry['process']} v{entry.get('version')} · run {entry['runId']} · step {item['stepId']}{test}"
+        test = " · TEST RUN" if entry["mode"] == "test" else ""
+        title = f"{item['kind']} · {entry['process']} v{entry['version']} · run {entry['runId']} · step {item['stepId']}{test}"
         super().__init__(title, id="decide")
         self.client = client
         self.entry = entry
         self.palette = palette
         self.people = people
-        self.baseline: dict[str, Any] | None = None
+        self.baseline: RunView | None = None
         self.check_bars = check_bars
 
     @property
-    def item(self) -> dict[str, Any]:
+    def item(self) -> WorkItem:
         return self.entry["workItem"]
 
     @property
-    def decisions(self) -> list[str]:
-        return list((self.item.get("decide") or {}).get("decisions") or [])
+    def decisions(self) -> list[Decision]:
+        return list(self.item["decide"]["decisions"])
 
     @property
-    def routes(self) -> list[dict[str, Any]] | None:
-        routes = self.item.get("next")
-        return routes if isinstance(routes, list) else None
+    def routes(self) -> list[Route] | None:
+        return self.item["next"]
 
     @property
-    def candidate(self) -> dict[str, Any] | None:
-        escalation = self.item.get("escalation")
-        return escalation.get("candidate") if isinstance(escalation, dict) else None
+    def candidate(self) -> StepRecord | None:
+        escalation = self.item["escalation"]
+        return escalation.get("candidate") if escalation is not None else None
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="decide-body"):
@@ -96,13 +104,13 @@ class DecideDialog(Dialog[Envelope]):
                     yield Checkbox(
                         "complete with the held candidate as it is", value=True, id="use-candidate"
                     )
-                fields = declared_fields(self.item.get("output"), "output")
-                held = self.candidate or {}
+                fields = declared_fields(self.item["output"], "output")
+                held: StepRecord = self.candidate or {}
                 yield FieldsForm(
                     fields, "output", people=self.people, initial=held.get("output"), id="output"
                 )
-                if self.item.get("evidence") is not None or "completed" in self.decisions:
-                    yield EvidenceEditor(self.client, self.item.get("evidence"), held.get("evidence"))
+                if self.item["evidence"] is not None or "completed" in self.decisions:
+                    yield EvidenceEditor(self.client, self.item["evidence"], held.get("evidence"))
                 if self.routes is not None:
                     yield Label(Text("next: choose a route", style="bold"))
                     options = [
@@ -138,18 +146,23 @@ class DecideDialog(Dialog[Envelope]):
 
     async def _load_baseline(self) -> None:
         answer = await self.client.get_run(self.entry["runId"])
-        if answer.get("ok"):
+        if answer["ok"]:
             self.baseline = answer["data"]
-        escalation, handoff = self.item.get("escalation") or {}, self.item.get("handoff") or {}
-        if self.check_bars is not None and (escalation.get("check") or handoff.get("check")):
+        escalation, handoff = self.item["escalation"], self.item["handoff"]
+        checked = (escalation is not None and "check" in escalation) or (
+            handoff is not None and "check" in handoff
+        )
+        if self.check_bars is not None and checked:
             bars = await self.check_bars(self.entry["process"], int(self.entry["version"]))
             lines = work_item_lines(self.item, self.palette, bars(self.item["stepId"]))
             self.query_one("#item", Static).update(to_text(lines))
 
     @property
-    def decision(self) -> str | None:
+    def decision(self) -> Decision | None:
         pressed = self.query_one("#decision", RadioSet).pressed_button
-        return None if pressed is None else str(pressed.id).removeprefix("decision-")
+        if pressed is None:
+            return None
+        return next((d for d in self.decisions if f"decision-{d}" == pressed.id), None)
 
     @on(RadioSet.Changed, "#decision")
     @on(Checkbox.Changed, "#use-candidate")
@@ -172,13 +185,19 @@ class DecideDialog(Dialog[Envelope]):
     def _problem(self, lines: list[str], style: str = "") -> None:
         self.query_one("#problem", Static).update(Text("\n".join(lines), style=style))
 
-    def arguments(self) -> tuple[dict[str, Any], list[str]]:
+    def arguments(self) -> tuple[DecideArguments | None, list[str]]:
         """The decide call as it will be sent, and every local issue that stops it being sent."""
         decision = self.decision
-        prepared = dict((self.item.get("decide") or {}).get("arguments") or {})
         if decision is None:
-            return prepared, ["decision: choose one"]
-        arguments: dict[str, Any] = {**prepared, "decision": decision}
+            return None, ["decision: choose one"]
+        prepared = self.item["decide"]["arguments"]
+        arguments: DecideArguments = {
+            "runId": prepared["runId"],
+            "workItemId": prepared["workItemId"],
+            "snapshot": prepared["snapshot"],
+            "decision": decision,
+            "requestId": prepared["requestId"],
+        }
         issues: list[str] = []
         if decision in NOTE_DECISIONS:
             note = self.query_one("#note", Input).value.strip()
@@ -189,7 +208,7 @@ class DecideDialog(Dialog[Envelope]):
             issues += self._completed(arguments)
         return arguments, issues
 
-    def _completed(self, arguments: dict[str, Any]) -> list[str]:
+    def _completed(self, arguments: DecideArguments) -> list[str]:
         if self.candidate is not None and self.query_one("#use-candidate", Checkbox).value:
             return []
         output, issues = self.query_one("#output", FieldsForm).collect()
@@ -205,7 +224,7 @@ class DecideDialog(Dialog[Envelope]):
             if route is Select.NULL:
                 issues.append(f"next: required, one of {', '.join(r['to'] for r in self.routes)}")
             else:
-                arguments["next"] = route
+                arguments["next"] = str(route)
             if not reason:
                 issues.append("reason: required")
             arguments["reason"] = reason
@@ -216,7 +235,7 @@ class DecideDialog(Dialog[Envelope]):
 
     async def action_submit(self) -> None:
         arguments, issues = self.arguments()
-        if issues:
+        if arguments is None or issues:
             self._problem(["Not sent; fix these first:", *issues], self.palette.error)
             return
         button = self.query_one("#submit", Button)
@@ -225,11 +244,11 @@ class DecideDialog(Dialog[Envelope]):
             answer = await self.client.decide(arguments)
         finally:
             button.disabled = False
-        if answer.get("ok"):
-            self.dismiss(answer)
+        if answer["ok"]:
+            self.dismiss(answer["data"])
             return
         stale = error_code(answer) == "stale"
-        lines = ["The server did not accept this decision:", *answer_lines(answer)]
+        lines = ["The server did not accept this decision:", *error_lines(answer)]
         if stale:
             lines.append(
                 "The run changed since this form was read. Re-read it, check what changed, and send again."
@@ -240,12 +259,12 @@ class DecideDialog(Dialog[Envelope]):
     @on(Button.Pressed, "#reread")
     async def reread(self) -> None:
         answer = await self.client.get_run(self.entry["runId"])
-        if not answer.get("ok"):
-            self._problem(["Could not re-read the run:", *answer_lines(answer)], self.palette.error)
+        if not answer["ok"]:
+            self._problem(["Could not re-read the run:", *error_lines(answer)], self.palette.error)
             return
         view = answer["data"]
         fresh = find_item(view, self.item["id"])
-        changes = run_data_changes((self.baseline or {}).get("data") or {}, view.get("data") or {})
+        changes = run_data_changes(None if self.baseline is None else self.baseline["data"], view["data"])
         self.baseline = view
         self.query_one("#reread", Button).add_class("hidden")
         if fresh is None:

@@ -4,23 +4,27 @@ from __future__ import annotations
 
 import json
 import re
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.widgets import Button, Input, Label, Static, TextArea
 
+from console.client.wire import Json, Run
 from console.modals.common import Dialog
 
 EVENT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}\Z")
 """Event names match the step id pattern and compare exactly."""
 
 
-def parse_event(name: str, data_text: str) -> tuple[tuple[str, dict[str, Any] | None] | None, list[str]]:
+Event = tuple[str, dict[str, Json] | None]
+"""An event's name and its data, if any."""
+
+
+def parse_event(name: str, data_text: str) -> tuple[Event | None, list[str]]:
     issues: list[str] = []
     if not EVENT_NAME.match(name):
         issues.append("name: lowercase letters, digits, '_' or '-', starting with a letter (at most 64)")
-    data: dict[str, Any] | None = None
+    data: dict[str, Json] | None = None
     if data_text.strip():
         try:
             parsed = json.loads(data_text)
@@ -34,8 +38,8 @@ def parse_event(name: str, data_text: str) -> tuple[tuple[str, dict[str, Any] | 
     return (None if issues else (name, data)), issues
 
 
-class EventDialog(Dialog[tuple[str, dict[str, Any] | None]]):
-    def __init__(self, run: dict[str, Any], waiting_for: list[str]) -> None:
+class EventDialog(Dialog[Event]):
+    def __init__(self, run: Run, waiting_for: list[str]) -> None:
         super().__init__(f"Send an event to run {run['id']} ({run['process']})", id="send-event")
         self.waiting_for = waiting_for
 
@@ -59,7 +63,7 @@ class EventDialog(Dialog[tuple[str, dict[str, Any] | None]]):
         yield Button("Send", id="submit", variant="primary", compact=True)
         yield Button("Close", id="close", compact=True)
 
-    def action_submit(self) -> None:
+    async def action_submit(self) -> None:
         parsed, issues = parse_event(
             self.query_one("#event-name", Input).value.strip(), self.query_one("#event-data", TextArea).text
         )

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 import mimetypes
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
 
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from console.answer import answer_lines
-from console.client.base import Client
+from console.answer import error_lines
+from console.client import Client
+from console.client.wire import EvidenceItem, RecordedEvidence
 
 MAX_LOCAL_FILE = 64 * 1024 * 1024
 
@@ -26,15 +27,16 @@ class EvidenceEditor(Vertical):
     """
 
     def __init__(
-        self, client: Client, required: list[str] | None, initial: list[dict[str, Any]] | None = None
+        self,
+        client: Client,
+        required: Sequence[str] | None,
+        initial: Sequence[RecordedEvidence] | None = None,
     ) -> None:
         """`initial`: evidence already given (a held candidate's), kept unless the person starts over."""
         super().__init__(id="evidence")
         self.client = client
         self.required = list(required or [])
-        self.items: list[dict[str, str]] = [
-            {"kind": str(i.get("kind")), "ref": str(i.get("ref"))} for i in initial or ()
-        ]
+        self.items: list[EvidenceItem] = [{"kind": i["kind"], "ref": i["ref"]} for i in initial or ()]
         self._labels: list[str] = [f"{i['kind']} {i['ref']} (from the candidate)" for i in self.items]
 
     def compose(self) -> ComposeResult:
@@ -81,10 +83,10 @@ class EvidenceEditor(Vertical):
             return
         content_type = mimetypes.guess_type(path.name)[0] or "application/octet-stream"
         answer = await self.client.upload(path.name, content_type, content)
-        if not answer.get("ok"):
-            self._problem([f"upload of {path.name} refused:", *answer_lines(answer)])
+        if not answer["ok"]:
+            self._problem([f"upload of {path.name} refused:", *error_lines(answer)])
             return
-        data: dict[str, Any] = answer["data"]
+        data = answer["data"]
         self.items.append({"kind": "file", "ref": str(data["id"])})
         self._labels.append(
             f"file {path.name} → {data['id']} · {data['bytes']} bytes · sha256 {str(data['sha256'])[:16]}…"

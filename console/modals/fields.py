@@ -7,10 +7,11 @@ server refuse the same things with the same words.
 
 from __future__ import annotations
 
+import enum
 import json
 import re
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import Literal
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -18,11 +19,20 @@ from textual.containers import Vertical
 from textual.suggester import SuggestFromList
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
+from console.client.wire import FieldSpec, FieldType, Json
 from engine.document.fields import check_values, parse_fields, show
 from engine.document.model import Field, Issue
 
-MISSING = object()
+
+class _Missing(enum.Enum):
+    MISSING = "missing"
+
+
+MISSING: Literal[_Missing.MISSING] = _Missing.MISSING
 """An editor left empty: the field is omitted (and `check_values` reports it if it is required)."""
+
+Value = Json | Literal[_Missing.MISSING]
+"""What an editor holds: a JSON value, or nothing."""
 
 PLACEHOLDERS = {
     "string": "text",
@@ -33,7 +43,7 @@ PLACEHOLDERS = {
 }
 
 
-def declared_fields(declared: dict[str, Any] | None, path: str) -> tuple[Field, ...]:
+def declared_fields(declared: Mapping[str, FieldType | FieldSpec] | None, path: str) -> tuple[Field, ...]:
     """Fields from the wire form a work item or `list_processes` gives; unusable declarations are skipped."""
     fields, _ = parse_fields(declared or {}, path)
     return fields
@@ -59,7 +69,7 @@ class FieldEditor(Vertical):
     FieldEditor > .field-issues { color: $error; height: auto; }
     """
 
-    def __init__(self, field: Field, *, people: Sequence[str] = (), initial: Any = MISSING) -> None:
+    def __init__(self, field: Field, *, people: Sequence[str] = (), initial: Value = MISSING) -> None:
         super().__init__(classes="field")
         self.field = field
         self.people = list(people)
@@ -112,7 +122,7 @@ class FieldEditor(Vertical):
         issues.display = False
         yield issues
 
-    def read(self) -> tuple[Any, list[Issue]]:
+    def read(self) -> tuple[Value, list[Issue]]:
         """The value as JSON (or MISSING), plus issues about text that is not a value at all."""
         field, path = self.field, self.field.name
         widget = self.query_one(f"#{self.input_id}")
@@ -157,7 +167,7 @@ class FieldsForm(Vertical):
         prefix: str,
         *,
         people: Sequence[str] = (),
-        initial: dict[str, Any] | None = None,
+        initial: Mapping[str, Json] | None = None,
         id: str | None = None,
     ) -> None:
         super().__init__(id=id)
@@ -172,13 +182,13 @@ class FieldsForm(Vertical):
         for field in self.fields:
             yield FieldEditor(field, people=self.people, initial=self.initial.get(field.name, MISSING))
 
-    def collect(self) -> tuple[dict[str, Any], list[str]]:
-        values: dict[str, Any] = {}
+    def collect(self) -> tuple[dict[str, Json], list[str]]:
+        values: dict[str, Json] = {}
         parse_issues: list[Issue] = []
         for editor in self.query(FieldEditor):
-            value, issues = editor.read()
-            parse_issues.extend(Issue(f"{self.prefix}.{i.path}", i.message) for i in issues)
-            if value is not MISSING:
+            value, unreadable = editor.read()
+            parse_issues.extend(Issue(f"{self.prefix}.{i.path}", i.message) for i in unreadable)
+            if not isinstance(value, _Missing):
                 values[editor.field.name] = value
         unparsed = {i.path for i in parse_issues}
         checked = [

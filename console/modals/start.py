@@ -2,26 +2,26 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 
-from console.answer import answer_lines
-from console.client.base import Client
-from console.client.envelope import Envelope
+from console.answer import error_lines
+from console.client import Client
+from console.client.wire import ProcessSummary, RunMode, StartRunResult
 from console.modals.common import Dialog
 from console.modals.fields import FieldsForm, declared_fields
 from console.palette import Palette
 
 
-class StartRunDialog(Dialog[Envelope]):
+class StartRunDialog(Dialog[StartRunResult]):
+    """Dismisses with the started run's view, or None when closed without starting one."""
+
     def __init__(
-        self, client: Client, process: dict[str, Any], palette: Palette, *, people: list[str]
+        self, client: Client, process: ProcessSummary, palette: Palette, *, people: list[str]
     ) -> None:
-        super().__init__(f"Start a run of {process['name']} v{process.get('version')}", id="start-run")
+        super().__init__(f"Start a run of {process['name']} v{process['version']}", id="start-run")
         self.client = client
         self.process = process
         self.palette = palette
@@ -29,9 +29,9 @@ class StartRunDialog(Dialog[Envelope]):
 
     def compose_body(self) -> ComposeResult:
         with VerticalScroll(id="start-body"):
-            yield Static(Text(str(self.process.get("description", "")), style="dim"))
+            yield Static(Text(self.process["description"], style="dim"))
             yield FieldsForm(
-                declared_fields(self.process.get("inputs"), "inputs"),
+                declared_fields(self.process["inputs"], "inputs"),
                 "inputs",
                 people=self.people,
                 id="inputs",
@@ -53,14 +53,14 @@ class StartRunDialog(Dialog[Envelope]):
             problem.update(Text("\n".join(["Not sent; fix these first:", *issues]), style=self.palette.error))
             return
         pressed = self.query_one("#mode", RadioSet).pressed_button
-        mode = "test" if pressed is not None and pressed.id == "mode-test" else "live"
+        mode: RunMode = "test" if pressed is not None and pressed.id == "mode-test" else "live"
         answer = await self.client.start_run(self.process["name"], inputs, mode=mode)
-        if answer.get("ok"):
-            self.dismiss(answer)
+        if answer["ok"]:
+            self.dismiss(answer["data"])
             return
         problem.update(
             Text(
-                "\n".join(["The server did not start the run:", *answer_lines(answer)]),
+                "\n".join(["The server did not start the run:", *error_lines(answer)]),
                 style=self.palette.error,
             )
         )

@@ -1,1 +1,1 @@
-"""The console's screens and panes: work queue, runs, processes, run detail, evidence."""
+"""The screens the console stacks: the main screen with its tabs, and one run in full."""

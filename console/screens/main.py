@@ -2,50 +2,21 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
-from pathlib import Path
-from typing import TYPE_CHECKING
+from datetime import datetime
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widget import Widget
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
-from console.screens.processes import ProcessesPane
-from console.screens.runs import RunsPane
-from console.screens.work import WorkPane
-
-if TYPE_CHECKING:
-    from console.app import ApcApp
-
-
-@dataclass(frozen=True)
-class EndpointInfo:
-    """The MCP endpoint the embedded console serves, and an agent credential for it."""
-
-    url: str
-    agent_id: str
-    token: str
-    data_dir: Path | None = None
-
-    def client_config(self) -> str:
-        """A ready-to-paste MCP client configuration (Streamable HTTP with a bearer token)."""
-        server = {"type": "http", "url": self.url, "headers": {"Authorization": f"Bearer {self.token}"}}
-        return json.dumps({"mcpServers": {"apc": server}}, indent=2)
-
-
-@dataclass(frozen=True)
-class ExtraPane:
-    """A tab another part of the product adds (the demo's agent activity, for one)."""
-
-    id: str
-    title: str
-    build: Callable[[ApcApp], Widget]
+from console.panes.processes import ProcessesPane
+from console.panes.runs import RunsPane
+from console.panes.work import WorkPane
+from console.scoped import Permissions
+from console.session import EndpointInfo, ExtraPane
 
 
 def endpoint_text(info: EndpointInfo) -> Text:
@@ -77,8 +48,16 @@ def focus_into(event: TabbedContent.TabActivated) -> None:
 
 
 class MainScreen(Screen[None]):
-    def __init__(self, endpoint: EndpointInfo | None, extra_panes: Sequence[ExtraPane]) -> None:
+    def __init__(
+        self,
+        permissions: Permissions,
+        clock: Callable[[], datetime],
+        endpoint: EndpointInfo | None,
+        extra_panes: Sequence[ExtraPane],
+    ) -> None:
         super().__init__(id="main")
+        self.permissions = permissions
+        self.clock = clock
         self.endpoint = endpoint
         self.extra_panes = list(extra_panes)
 
@@ -86,17 +65,17 @@ class MainScreen(Screen[None]):
         yield Static("", id="status")
         with TabbedContent(id="tabs", initial="work"):
             with TabPane("Work", id="work"):
-                yield WorkPane(id="work-pane")
+                yield WorkPane(self.permissions, self.clock, id="work-pane")
             with TabPane("Runs", id="runs"):
-                yield RunsPane(id="runs-pane")
+                yield RunsPane(self.permissions, id="runs-pane")
             with TabPane("Processes", id="processes"):
-                yield ProcessesPane(id="processes-pane")
+                yield ProcessesPane(self.permissions, id="processes-pane")
             if self.endpoint is not None:
                 with TabPane("Endpoint", id="endpoint"), VerticalScroll(can_focus=True):
                     yield Static(endpoint_text(self.endpoint), id="endpoint-text")
             for pane in self.extra_panes:
                 with TabPane(pane.title, id=pane.id):
-                    yield pane.build(self.app)  # type: ignore[arg-type]
+                    yield pane.build()
         yield Footer()
 
     def on_mount(self) -> None:

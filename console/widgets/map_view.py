@@ -7,13 +7,14 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
+from console.map.canvas import Span
 from console.map.layout import MapDrawing
 from console.palette import Palette
 
 
 def drawing_text(drawing: MapDrawing, palette: Palette) -> Text:
     text = Text(no_wrap=True, overflow="crop", end="")
-    spans = {}
+    spans: dict[int, list[Span]] = {}
     for span in drawing.spans:
         spans.setdefault(span.row, []).append(span)
     for row, line in enumerate(drawing.lines):

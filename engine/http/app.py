@@ -26,20 +26,35 @@ from starlette.routing import BaseRoute, Route
 from starlette.types import ASGIApp
 
 from engine.files import Files
+from engine.http.access import AccessLog
 from engine.http.bearer import IdentityVerifier
 from engine.http.body import BodyGuard
 from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.files import file_route
+from engine.http.health import Probes
 from engine.http.hosts import HostGuard, security_settings
+from engine.http.metrics import MeteredEngine, Metrics, metrics_route
 from engine.http.oauth import OAuthVerifier
+from engine.http.stateless import PostOnly
 from engine.org import OrgConfig
+from engine.store.base import StoreCounts
 
 _URL = TypeAdapter(AnyHttpUrl, config=ConfigDict(url_preserve_empty_path=True))
 """URLs as written: an issuer is compared as an exact string (RFC 8414), so no slash is added."""
 
 MCP_PATH = "/mcp"
+READY_PROBE_KEY = "file_url_secret"
+"""A meta row every data folder has: reading it proves the store answers."""
 MIN_REQUEST_BYTES = 4 * 1024 * 1024
 SHUTDOWN_GRACE_SECONDS = 1
+
+
+class OperatedStore(Protocol):
+    """What the operations endpoints read: a cheap query for `/readyz`, the counts for `/metrics`."""
+
+    async def get_meta(self, key: str) -> str | None: ...
+
+    async def counts(self) -> StoreCounts: ...
 
 
 class HttpEngine(ToolEngine, Protocol):
@@ -49,6 +64,9 @@ class HttpEngine(ToolEngine, Protocol):
     @property
     def files(self) -> Files: ...
 
+    @property
+    def store(self) -> OperatedStore: ...
+
 
 def build_app(
     engine: HttpEngine,
@@ -57,14 +75,16 @@ def build_app(
     bind_host: str = "127.0.0.1",
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
-) -> Starlette:
-    """The ASGI app: `/mcp` behind bearer authentication, `/files/{id}` behind its signature.
+) -> ASGIApp:
+    """The ASGI app: `/mcp` behind bearer authentication, `/files/{id}` behind its signature,
+    `/metrics`, and the probes `/healthz` and `/readyz`; every request logged once (`access`).
 
     `allowed_hosts` are the names besides loopback that `Host`/`Origin` may carry (see `hosts`).
     With `oauth`, `public_url` (the server's base URL) lets clients find the protected resource
     metadata named in `WWW-Authenticate`.
     """
-    server = build_mcp_server(engine)
+    metrics = Metrics(engine.tools)
+    server = build_mcp_server(MeteredEngine(engine, metrics))
     settings = security_settings(bind_host, allowed_hosts)
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -76,23 +96,39 @@ def build_app(
     resource_url = _URL.validate_python(public_url.rstrip("/") + MCP_PATH) if oauth and public_url else None
     metadata_url = build_resource_metadata_url(resource_url) if resource_url else None
     body_checked = BodyGuard(StreamableHTTPASGIApp(manager), max_request_bytes(engine.org))
-    guarded = RequireAuthMiddleware(body_checked, [], metadata_url)
+    guarded = RequireAuthMiddleware(PostOnly(body_checked), [], metadata_url)
     mcp_app = AuthenticationMiddleware(
         guarded, backend=BearerAuthBackend(IdentityVerifier(engine.org, oauth))
     )
-    routes: list[BaseRoute] = [Route(MCP_PATH, endpoint=mcp_app), file_route(engine.files)]
+    routes: list[BaseRoute] = [
+        Route(MCP_PATH, endpoint=mcp_app),
+        file_route(engine.files),
+        metrics_route(metrics, engine.store),
+    ]
     if oauth and resource_url:
         routes += create_protected_resource_routes(resource_url, [_URL.validate_python(oauth.config.issuer)])
-    return Starlette(
+    app = Starlette(
         routes=routes,
         middleware=[Middleware(HostGuard, settings=settings)],
         lifespan=lambda _app: manager.run(),
     )
+    return AccessLog(Probes(app, lambda: engine.store.get_meta(READY_PROBE_KEY)), metrics)
 
 
 def max_request_bytes(org: OrgConfig) -> int:
     """Room for the largest upload the org accepts, base64-encoded, plus the rest of the call."""
     return max(MIN_REQUEST_BYTES, -(-org.server.max_upload_bytes * 4 // 3) + 64 * 1024)
+
+
+def bind_socket(host: str, port: int | None, *, first: int = 8765, attempts: int = 100) -> socket.socket:
+    """A listening socket on `port`; on any free port when it is 0; on the first free one from
+    `first` when it is None. Bound before the engine opens, so its URL names the real port."""
+    if port is not None:
+        return _listening_socket(host, port)
+    for candidate in range(first, first + attempts):
+        with contextlib.suppress(OSError):
+            return _listening_socket(host, candidate)
+    raise OSError(f"no free port on {host} in {first}..{first + attempts - 1}")
 
 
 def first_free_port(host: str = "127.0.0.1", start: int = 8765, attempts: int = 100) -> int:
@@ -168,15 +204,20 @@ async def start_server(
     *,
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
+    sock: socket.socket | None = None,
 ) -> RunningServer:
-    """Serve `engine` on `host:port` (0 picks a free port) inside the running loop."""
+    """Serve `engine` on `host:port` (0 picks a free port), or on `sock` (see `bind_socket`), inside
+    the running loop."""
     app = build_app(engine, allowed_hosts=allowed_hosts, bind_host=host, oauth=oauth, public_url=public_url)
-    return await serve_asgi(app, host, port)
+    return await serve_asgi(app, host, port, sock=sock)
 
 
-async def serve_asgi(app: ASGIApp, host: str = "127.0.0.1", port: int = 0) -> RunningServer:
-    """Serve any ASGI app (with its lifespan) on `host:port` inside the running loop; OSError if it cannot bind."""
-    sock = _listening_socket(host, port)
+async def serve_asgi(
+    app: ASGIApp, host: str = "127.0.0.1", port: int = 0, *, sock: socket.socket | None = None
+) -> RunningServer:
+    """Serve any ASGI app (with its lifespan) on `host:port`, or on the listening `sock`, inside the
+    running loop; OSError if it cannot bind."""
+    sock = sock or _listening_socket(host, port)
     bound_port = sock.getsockname()[1]
     config = uvicorn.Config(
         app,

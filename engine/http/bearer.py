@@ -35,7 +35,7 @@ class IdentityVerifier:
     async def verify_token(self, token: str) -> AccessToken | None:
         identity = self.org.identity_for_token(token)
         if identity is None and self.oauth is not None and token.count(".") == 2:
-            identity = self.oauth.identity(token, self.org)
+            identity = await self.oauth.identity(token, self.org)
         if identity is None:
             return None
         return IdentityToken(

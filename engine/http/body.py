@@ -1,10 +1,8 @@
-"""What of an authenticated `/mcp` request reaches the MCP transport: a POST, its body read once.
+"""The request body of `/mcp`, read once before the MCP transport reads it.
 
-The server is stateless and never sends on its own, so a GET (a standalone event stream) would only
-hold a connection open forever, and there is no session for a DELETE to end: both are answered 405
-here, after authentication, like any other request. Two things need the raw body of a POST. A client that stops sending halfway (a dropped connection, a slow body
-abandoned) is ordinary network life: it gets one INFO line here, rather than the transport's ERROR
-traceback. And numbers are checked as written (`numbers`): the issues ride on the ASGI scope under
+Two things need the raw body. A client that stops sending halfway (a dropped connection, a slow body
+abandoned) is ordinary network life: the request's one access line says so (status 499, `access`),
+rather than the transport's ERROR traceback. And numbers are checked as written (`numbers`): the issues ride on the ASGI scope under
 `NUMBER_ISSUES` to the tool handler, which answers `invalid` before the engine is called. Bodies over
 the transport's size limit are passed through unread, so its 413 answer stays the one place for it.
 """
@@ -13,9 +11,9 @@ from __future__ import annotations
 
 import logging
 
-from starlette.responses import PlainTextResponse
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
+from engine.http.access import current_request
 from engine.http.numbers import number_issues
 
 NUMBER_ISSUES = "apc.number_issues"
@@ -29,13 +27,7 @@ class BodyGuard:
         self.max_bytes = max_bytes
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
-        if scope["type"] == "http" and scope.get("method") != "POST":
-            response = PlainTextResponse(
-                "only POST is served here", status_code=405, headers={"Allow": "POST"}
-            )
-            await response(scope, receive, send)
-            return
-        if scope["type"] != "http" or self._declared_too_large(scope):
+        if scope["type"] != "http" or scope.get("method") != "POST" or self._declared_too_large(scope):
             await self.app(scope, receive, send)
             return
         chunks: list[bytes] = []
@@ -43,8 +35,11 @@ class BodyGuard:
         while True:
             message = await receive()
             if message["type"] == "http.disconnect":
-                client = scope.get("client") or ("?", 0)
-                log.info("%s:%s abandoned its request after %d bytes of the body", client[0], client[1], size)
+                note = current_request()
+                if note is not None:
+                    note.abandoned_after = size
+                else:
+                    log.info("a client abandoned its request after %d bytes of the body", size)
                 return
             chunk = message.get("body", b"")
             chunks.append(chunk)

@@ -13,7 +13,6 @@ import json
 import logging
 import time
 from collections.abc import Mapping
-from importlib.metadata import PackageNotFoundError, version
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -21,8 +20,10 @@ from mcp.server import Server, ServerRequestContext
 
 from engine.http.bearer import identity_of
 from engine.http.body import NUMBER_ISSUES
+from engine.http.metrics import note_call
+from engine.http.tool_meta import tool_definitions
 from engine.identity import Identity
-from engine.tools.arguments import ARGUMENTS
+from engine.version import package_version
 
 log = logging.getLogger("apc.calls")
 
@@ -40,23 +41,6 @@ UNAUTHENTICATED: dict[str, Any] = {
     "error": {"code": "forbidden", "message": "no authenticated identity"},
 }
 
-DESCRIPTIONS: dict[str, str] = {
-    "describe": "What this server offers: protocol version, profiles, lease length, person format, tools, limits.",
-    "list_processes": "The published processes, with their inputs and versions, paged.",
-    "start_run": "Start a run of a published process with its inputs; returns the run view.",
-    "get_run": "The run view: run data, step states, open work items and the process body.",
-    "get_work": "For an agent: ready steps it may claim. For a person: their open work items. Oldest first.",
-    "claim": "Claim a ready agent step: a lease token, the step, the process body, run data and handoff.",
-    "renew": "Extend a claim's lease with a fresh token, optionally leaving a progress note.",
-    "upload": "Store a file (base64) and get the id to cite as file evidence.",
-    "submit": "Submit a claimed step: output, evidence, summary and the chosen next step.",
-    "escalate": "Hand a claimed step to a person with a note saying why it cannot be finished.",
-    "decide": "A person's decision on a work item: completed, approved, rejected, returned or failed.",
-    "cancel": "Cancel an active or waiting run with a reason (operators).",
-    "send_event": "Deliver a named event, with optional data, to one run.",
-    "list_runs": "Runs filtered by process, state and input values, paged.",
-}
-
 
 class ToolEngine(Protocol):
     """What the endpoint needs of the engine."""
@@ -68,15 +52,8 @@ class ToolEngine(Protocol):
 
 
 def tool_list(tools: list[str]) -> list[types.Tool]:
-    """The MCP tool definitions, input schemas from the engine's argument models."""
-    return [
-        types.Tool(
-            name=name,
-            description=DESCRIPTIONS.get(name, name),
-            input_schema=ARGUMENTS[name].model_json_schema(),
-        )
-        for name in tools
-    ]
+    """The MCP tool definitions: titles, argument and output schemas, hints (see `tool_meta`)."""
+    return tool_definitions(tools)
 
 
 def result_of(envelope: Mapping[str, Any]) -> types.CallToolResult:
@@ -124,13 +101,13 @@ def build_mcp_server(engine: ToolEngine) -> Server[Any]:
             return result_of(UNAUTHENTICATED)
         issues = getattr(ctx.request, "scope", {}).get(NUMBER_ISSUES)
         if issues:
-            log.info("%s:%s %s invalid (inexact numbers)", identity.kind, identity.id, params.name)
+            note_call(identity, params.name, "invalid")
             return result_of(inexact(issues))
         return result_of(await call_logged(engine, identity, params.name, dict(params.arguments or {})))
 
     return Server(
         SERVER_NAME,
-        version=_version(),
+        version=package_version(),
         instructions="Agent Process (core-2) server: call describe first, then get_work.",
         on_list_tools=list_tools,
         on_call_tool=call_tool,
@@ -150,12 +127,5 @@ async def call_logged(
         log.exception("%s:%s %s raised", identity.kind, identity.id, tool)
         envelope, outcome = UNEXPECTED, "unexpected"
     elapsed = (time.perf_counter() - started) * 1000
-    log.info("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
+    log.debug("%s:%s %s %s %.1fms", identity.kind, identity.id, tool, outcome, elapsed)
     return envelope
-
-
-def _version() -> str:
-    try:
-        return version("agentprocess-console")
-    except PackageNotFoundError:
-        return "0"

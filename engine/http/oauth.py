@@ -16,35 +16,28 @@ import json
 import logging
 from typing import Any
 
-import httpx
 import jwt
 
+from engine.http.jwks import KeySet
 from engine.identity import Identity
 from engine.org import ConfigError, OAuthConfig, OrgConfig
 
 log = logging.getLogger("apc.oauth")
 
-SIGNING_ALGORITHMS = frozenset(
-    {"RS256", "RS384", "RS512", "PS256", "PS384", "PS512", "ES256", "ES384", "ES512", "EdDSA"}
-)
-"""Public-key algorithms only: a shared-secret (`HS*`) or `none` token is never accepted."""
 LEEWAY_SECONDS = 30
 """Clock skew tolerated between the identity provider and this server on `exp`, `nbf` and `iat`."""
-JWKS_FETCH_SECONDS = 10.0
 
 
 class OAuthVerifier:
-    """Verifies access tokens against a fixed key set read once at startup."""
+    """Verifies access tokens against the issuer's key set (see `jwks`: a URL's keys stay current)."""
 
-    def __init__(self, config: OAuthConfig, jwks: dict[str, Any]) -> None:
+    def __init__(self, config: OAuthConfig, keys: KeySet) -> None:
         self.config = config
-        self._keys = _signing_keys(jwks)
-        if not self._keys:
-            raise ConfigError("oauth: the key set holds no public signing key")
+        self.keys = keys
 
     @classmethod
     async def from_config(cls, config: OAuthConfig) -> OAuthVerifier:
-        """Read the key set from `jwks_file`, or fetch `jwks_url` once; a failure is a ConfigError."""
+        """Read the key set from `jwks_file`, or fetch `jwks_url`; a failure is a ConfigError."""
         if config.jwks_file is not None:
             try:
                 jwks = json.loads(config.jwks_file.read_text(encoding="utf-8"))
@@ -54,28 +47,18 @@ class OAuthVerifier:
                 ) from None
             except ValueError:
                 raise ConfigError(f"oauth.jwks_file: {config.jwks_file} is not JSON") from None
-        else:
-            assert config.jwks_url is not None
-            try:
-                async with httpx.AsyncClient(timeout=JWKS_FETCH_SECONDS) as client:
-                    response = await client.get(config.jwks_url)
-                    response.raise_for_status()
-                    jwks = response.json()
-            except (httpx.HTTPError, ValueError) as exc:
-                raise ConfigError(
-                    f"oauth.jwks_url: cannot fetch the key set ({type(exc).__name__})"
-                ) from None
-        if not isinstance(jwks, dict):
-            raise ConfigError("oauth: the key set is not a JWKS object")
-        return cls(config, jwks)
+            return cls(config, KeySet.from_jwks(jwks))
+        assert config.jwks_url is not None
+        return cls(config, await KeySet.from_url(config.jwks_url))
 
-    def claims(self, token: str) -> dict[str, Any] | None:
+    async def claims(self, token: str) -> dict[str, Any] | None:
         """The verified claims of `token`, or None when it does not verify."""
         try:
             header = jwt.get_unverified_header(token)
-            key = self._key_for(header)
+            kid = header.get("kid")
+            key = await self.keys.key_for(kid if isinstance(kid, str) else None)
             if key is None:
-                log.info("oauth token refused: no key for kid %r", header.get("kid"))
+                log.info("oauth token refused: no key for kid %r", kid)
                 return None
             return jwt.decode(
                 token,
@@ -90,9 +73,9 @@ class OAuthVerifier:
             log.info("oauth token refused: %s", exc)
             return None
 
-    def identity(self, token: str, org: OrgConfig) -> Identity | None:
+    async def identity(self, token: str, org: OrgConfig) -> Identity | None:
         """The org identity a verified token stands for, or None."""
-        claims = self.claims(token)
+        claims = await self.claims(token)
         if claims is None:
             return None
         agent_claim = self.config.agent_claim
@@ -114,25 +97,3 @@ class OAuthVerifier:
         if found is None:
             log.info("oauth token refused: email %r is not a person of this organization", email)
         return found
-
-    def _key_for(self, header: dict[str, Any]) -> jwt.PyJWK | None:
-        kid = header.get("kid")
-        if kid is None:
-            return self._keys[0] if len(self._keys) == 1 else None
-        return next((k for k in self._keys if k.key_id == kid), None)
-
-
-def _signing_keys(jwks: dict[str, Any]) -> list[jwt.PyJWK]:
-    """The usable public signing keys of a key set; others (encryption, symmetric, unknown) are skipped."""
-    found: list[jwt.PyJWK] = []
-    entries = jwks.get("keys")
-    for entry in entries if isinstance(entries, list) else []:
-        if not isinstance(entry, dict) or entry.get("use", "sig") != "sig":
-            continue
-        try:
-            key = jwt.PyJWK(entry)
-        except jwt.PyJWTError:
-            continue
-        if key.algorithm_name in SIGNING_ALGORITHMS:
-            found.append(key)
-    return found

@@ -13,16 +13,15 @@ import contextlib
 import logging
 import signal
 import sqlite3
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-import platformdirs
-
 from engine.clock import rfc3339
+from engine.datafolder import DataFolderInUse, default_data_dir
+from engine.http import logs
 from engine.org import ConfigError, OrgConfig
 
 if TYPE_CHECKING:
@@ -34,7 +33,9 @@ log = logging.getLogger("apc.serve")
 HELP = "run the process server: the MCP endpoint for agents and people"
 DESCRIPTION = (
     "Check the org config, publish its processes (unchanged ones keep their version), and serve\n"
-    "the tools over MCP (Streamable HTTP) at /mcp until SIGINT or SIGTERM. One log line per call."
+    "the tools over MCP (Streamable HTTP) at /mcp until SIGINT or SIGTERM. Also served: /healthz\n"
+    "(the process is up), /readyz (the store answers) and /metrics (Prometheus). One log line per\n"
+    "HTTP request: method, path, status, identity, the tool calls it carried, duration."
 )
 EPILOG = (
     "exit status:\n"
@@ -52,7 +53,6 @@ EXIT_FAILED = 1
 EXIT_CONFIG = 2
 TICK_SECONDS = 0.5
 DEFAULT_PORT = 8765
-QUIET_LOGGERS = ("mcp", "httpx", "httpx2", "uvicorn", "uvicorn.error")
 
 
 @dataclass(frozen=True)
@@ -66,10 +66,6 @@ class ServeOptions:
     allow_host: list[str] = field(default_factory=list)
 
 
-def default_data_dir() -> Path:
-    return Path(platformdirs.user_data_dir("apc", appauthor=False))
-
-
 def _speed(value: str) -> float:
     try:
         speed = float(value)
@@ -80,7 +76,8 @@ def _speed(value: str) -> float:
     return speed
 
 
-def _port(value: str) -> int:
+def port_number(value: str) -> int:
+    """A TCP port for argparse: 0 to 65535, where 0 means any free port."""
     if not value.isdigit() or int(value) > 65535:
         raise argparse.ArgumentTypeError(f"not a port number: {value!r}")
     return int(value)
@@ -104,7 +101,7 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--host", default="127.0.0.1", help="address to bind (default: 127.0.0.1)")
     parser.add_argument(
         "--port",
-        type=_port,
+        type=port_number,
         default=DEFAULT_PORT,
         help=f"port to bind, 0 for any free one (default: {DEFAULT_PORT})",
     )
@@ -114,6 +111,19 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         type=_public_url,
         metavar="URL",
         help="base URL clients reach this server at (file links)",
+    )
+    parser.add_argument(
+        "--log-format",
+        choices=("text", "json"),
+        default="text",
+        help="text lines, or one JSON object per line for a log collector (default: text)",
+    )
+    parser.add_argument(
+        "--log-level",
+        type=str.lower,
+        choices=logs.LEVELS,
+        default="info",
+        help="the least severe records logged (default: info; debug adds one line per tool call)",
     )
     parser.add_argument(
         "--allow-host",
@@ -138,9 +148,7 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
 
 def run(args: argparse.Namespace) -> int:
     """The `apc serve` entry point: logging to stderr, one asyncio loop, an exit status."""
-    logging.basicConfig(level=logging.INFO, stream=sys.stderr, format="%(asctime)s %(levelname)s %(message)s")
-    for name in QUIET_LOGGERS:
-        logging.getLogger(name).setLevel(logging.WARNING)
+    logs.configure(args.log_format, args.log_level)
     return asyncio.run(serve(options_from(args)))
 
 
@@ -154,7 +162,7 @@ async def serve(
     # Imported here, not at the top, so that every other `apc` command starts without loading the
     # MCP SDK and the web server (more than a second).
     from engine.core import Engine
-    from engine.http.app import first_free_port, start_server
+    from engine.http.app import bind_socket, start_server
     from engine.http.oauth import OAuthVerifier
 
     try:
@@ -163,24 +171,36 @@ async def serve(
     except ConfigError as error:
         log.error("configuration error: %s", error)
         return EXIT_CONFIG
-    port = options.port or first_free_port(options.host)
+    try:
+        sock = bind_socket(options.host, options.port)
+    except OSError as error:
+        log.error("cannot listen on %s:%s: %s", options.host, options.port, error.strerror or error)
+        return EXIT_FAILED
+    port = sock.getsockname()[1]
     public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
     data_dir = options.data or default_data_dir()
     try:
         engine = await Engine.open(data_dir, org, speed=options.speed, public_base_url=public_url)
-    except ConfigError as error:
-        log.error("configuration error: %s", error)
-        return EXIT_CONFIG
-    except (OSError, sqlite3.Error) as error:
-        log.error("cannot open the data folder %s: %s", data_dir, error)
-        return EXIT_FAILED
+    except BaseException as error:
+        sock.close()
+        if isinstance(error, ConfigError):
+            log.error("configuration error: %s", error)
+            return EXIT_CONFIG
+        if isinstance(error, DataFolderInUse):
+            log.error("%s", error)
+            return EXIT_FAILED
+        if isinstance(error, OSError | sqlite3.Error):
+            log.error("cannot open the data folder %s: %s", data_dir, error)
+            return EXIT_FAILED
+        raise
     try:
         if not await _publish(engine):
             return EXIT_CONFIG
+        engine.start_delivery()
         allowed = [*options.allow_host, *_public_host(options.public_url)]
         try:
             server = await start_server(
-                engine, options.host, port, allowed, oauth=oauth, public_url=public_url
+                engine, options.host, port, allowed, oauth=oauth, public_url=public_url, sock=sock
             )
         except OSError as error:
             log.error("cannot listen on %s:%s: %s", options.host, port, error.strerror or error)
@@ -204,6 +224,7 @@ async def serve(
             await server.stop()
             log.info("stopped")
     finally:
+        sock.close()
         await engine.close()
     return EXIT_OK
 

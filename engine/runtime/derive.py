@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from engine.runtime.machine import Machine
 from engine.store.base import DerivedRows
+from engine.store.state import UNFINISHED
 
 
 def derive(machine: Machine) -> DerivedRows:
@@ -23,4 +24,5 @@ def derive(machine: Machine) -> DerivedRows:
         (w.id, w.step_id, *next(iter(w.assigned_to.items())), w.created_at, w.seq)
         for w in run.work_items.values()
     ]
-    return DerivedRows(agent_steps, items, machine.timers())
+    overdue = [sid for sid, st in run.steps.items() if st.overdue and st.state in UNFINISHED]
+    return DerivedRows(agent_steps, items, machine.timers(), overdue)

@@ -16,6 +16,7 @@ from engine.document import durations
 from engine.document.fields import parse_datetime
 from engine.document.model import JOIN, Process, Step
 from engine.ids import IdSource, new_id
+from engine.notify import ESCALATION, NEW_WORK, OVERDUE, RUN_ENDED
 from engine.org import OPERATORS_GROUP, OrgConfig
 from engine.store.state import (
     SERVER,
@@ -159,12 +160,45 @@ class Machine:
             return output.get(parts[3]) if isinstance(output, dict) else None
         return None
 
-    def _open_item(self, step_id: str, kind: Any, assigned_to: dict[str, str]) -> WorkItem:
-        item = WorkItem(self.ids("w"), step_id, kind, assigned_to, stamp(self.now), self._tick())
+    def _open_item(
+        self, step_id: str, kind: Any, assigned_to: dict[str, str], *, escalated: bool = False
+    ) -> WorkItem:
+        """Open the step's work item and tell its assignees (an escalation's: the operators)."""
+        item = WorkItem(self.ids("w"), step_id, kind, assigned_to, stamp(self.now), self._tick(), escalated)
         self.run.work_items[item.id] = item
         self.run.item_ids.append(item.id)
         self.run.steps[step_id].work_item = item.id
+        self._notify(ESCALATION if escalated else NEW_WORK, step_id, self._people(assigned_to), item.id)
         return item
+
+    def _people(self, assigned_to: dict[str, str]) -> list[str]:
+        """The people an assignee stands for: the person, or the group's members."""
+        if "person" in assigned_to:
+            return [assigned_to["person"]]
+        return self.org.group_members(assigned_to["group"])
+
+    def _notify(
+        self,
+        kind: str,
+        step_id: str | None,
+        recipients: list[str],
+        work_item: str | None = None,
+        outcome: str | None = None,
+    ) -> None:
+        self.notifications.append(
+            Notification(
+                id=self.ids("n"),
+                kind=kind,
+                run_id=self.run.id,
+                process=self.run.process,
+                step_id=step_id,
+                recipients=tuple(dict.fromkeys(recipients)),
+                at=self.at,
+                test=self.run.mode == "test",
+                work_item=work_item,
+                outcome=outcome,
+            )
+        )
 
     def _close_item(self, step_id: str) -> None:
         """The step's open work item goes; an unsure check it held ends with it."""
@@ -293,6 +327,7 @@ class Machine:
             st.claim, st.timer_at, st.work_item = None, None, None
         run.work_items.clear()
         run.events.clear()
+        self._notify(RUN_ENDED, None, [run.initiator] if run.initiator else [], outcome=outcome)
 
     # --- agent work --------------------------------------------------------------------------------
 
@@ -331,9 +366,7 @@ class Machine:
         self._close_item(step_id)
         st.state, st.claim = "waiting", None
         st.escalation = {"note": note, "by": by, "at": self.at}
-        item = self._open_item(step_id, self.step(step_id).kind, {"group": OPERATORS_GROUP})
-        item.escalated = True
-        return item
+        return self._open_item(step_id, self.step(step_id).kind, {"group": OPERATORS_GROUP}, escalated=True)
 
     def hold(
         self, step_id: str, note: str, check: dict[str, Any], candidate: dict[str, Any], issues: list[str]
@@ -450,16 +483,9 @@ class Machine:
         """Spec §2.2 `due`: mark the step and notify its assignees and the operators; work stays open."""
         st = self.run.steps[step_id]
         st.overdue = True
-        recipients: list[str] = []
         item = self.run.work_items.get(st.work_item or "")
-        if item is not None and "person" in item.assigned_to:
-            recipients.append(item.assigned_to["person"])
-        elif item is not None:
-            recipients.extend(self.org.group_members(item.assigned_to["group"]))
-        recipients.extend(self.org.operators())
-        test = self.run.mode == "test"
-        for who in dict.fromkeys(recipients):
-            self.notifications.append(Notification(self.run.id, step_id, "overdue", who, self.at, test))
+        assignees = [] if item is None else self._people(item.assigned_to)
+        self._notify(OVERDUE, step_id, [*assignees, *self.org.operators()], st.work_item)
 
     def deliver(self, name: str, data: dict[str, Any], by: str) -> str | None:
         """Spec §3.6: satisfy one ready `wait_for` on `name`, or hold the event for a later one."""

@@ -6,9 +6,10 @@ changes (run document, derived indexes, tokens, the idempotency record) at once 
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from contextlib import AbstractAsyncContextManager
-from dataclasses import dataclass
-from typing import Any, Protocol
+from dataclasses import dataclass, field
+from typing import Any, Literal, Protocol
 
 from engine.store.state import Notification, Run
 
@@ -89,6 +90,51 @@ class DerivedRows:
     """(item_id, step_id, assignee_kind, assignee, created_at, item_seq) for open work items."""
     timers: list[tuple[str, str, str]]
     """(at, kind, step_id)."""
+    overdue: list[str] = field(default_factory=list)
+    """Step ids of unfinished steps past their `due`."""
+
+
+@dataclass(frozen=True)
+class StoreCounts:
+    """What an operator watches, counted from indexes: cheap enough for every metrics scrape."""
+
+    open_runs: int
+    open_work_items: int
+    overdue_steps: int
+    outbox_backlog: int
+    """Deliveries to `[[notify]]` targets not yet made: due, being tried, or waiting to be retried."""
+
+
+DeliveryState = Literal["pending", "delivered", "given_up", "test"]
+"""`test`: a test run's notification, recorded for the target and never sent (spec §3.3)."""
+
+
+@dataclass(frozen=True)
+class Delivery:
+    """One notification on its way to one `[[notify]]` target."""
+
+    id: int
+    notification: Notification
+    target: str
+    """The target's URL."""
+    state: DeliveryState
+    attempts: int
+    """Attempts started, the one in flight included."""
+    next_at: str | None
+    """Pending: when the next attempt is due; while claimed, when the claim lapses (a stamp)."""
+    last_error: str | None
+    delivered_at: str | None
+    given_up_at: str | None
+
+
+@dataclass(frozen=True)
+class AttemptResult:
+    """What one attempt came to: `delivered`, `pending` again (retried at `retry_at`), or `given_up`."""
+
+    state: Literal["delivered", "pending", "given_up"]
+    at: str
+    error: str | None = None
+    retry_at: str | None = None
 
 
 class Transaction(Protocol):
@@ -99,7 +145,12 @@ class Transaction(Protocol):
     async def save_request(self, record: RequestRecord) -> None: ...
     async def insert_version(self, record: VersionRecord) -> None: ...
     async def insert_file(self, record: FileRecord) -> None: ...
-    async def add_notifications(self, notes: list[Notification]) -> None: ...
+    async def add_notifications(
+        self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+    ) -> None:
+        """Record `notes`, each with a delivery to every target URL `deliver_to(kind)` names."""
+        ...
+
     async def latest_version(self, name: str) -> VersionRecord | None: ...
     async def set_meta(self, key: str, value: str) -> None: ...
     async def delete_meta(self, key: str) -> None: ...
@@ -150,3 +201,16 @@ class Store(Protocol):
     ) -> list[PersonWorkRow]: ...
     async def due_runs(self, now: str) -> list[str]: ...
     async def notifications(self, run_id: str | None = None) -> list[Notification]: ...
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]: ...
+    async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
+        """Take up to `limit` pending deliveries due by `now` for `owner` until `lease_until`, each
+        counted as an attempt. Several servers on one database never take the same one at once; one
+        whose owner vanished is due again when its claim lapses."""
+        ...
+
+    async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+        """Record how the attempt of a claimed delivery ended; False if the claim was no longer this
+        owner's (it lapsed and another server took it), and nothing changed."""
+        ...
+
+    async def counts(self) -> StoreCounts: ...

@@ -9,25 +9,29 @@ plus index tables recomputed from it on every save; every query below is served 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
 from typing import Any
 
 import aiosqlite
 
+from engine.store import sqlite_outbox
 from engine.store.base import (
     AgentWorkRow,
+    AttemptResult,
+    Delivery,
     DerivedRows,
     FileRecord,
     PersonWorkRow,
     RequestRecord,
     RunRow,
+    StoreCounts,
     VersionRecord,
 )
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 3
 SERVER_TIME = "server_time"
 """The meta row holding the latest server time a write recorded."""
 
@@ -74,6 +78,15 @@ _MIGRATIONS: dict[int, str] = {
         sent_at TEXT);
     CREATE INDEX notifications_run ON notifications (run_id);
     """,
+    2: """
+    CREATE TABLE overdue_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
+    INSERT INTO overdue_steps (run_id, step_id)
+        SELECT r.id, s.key FROM runs r, json_each(r.doc, '$.steps') s
+        WHERE r.state IN ('active', 'waiting') AND json_extract(s.value, '$.overdue')
+          AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
+    CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
+    """,
+    3: sqlite_outbox.MIGRATION,
 }
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
@@ -97,9 +110,17 @@ async def connect_read_only(path: Path) -> aiosqlite.Connection:
 
 
 class SqliteStore:
-    def __init__(self, writer: aiosqlite.Connection | None, reader: aiosqlite.Connection) -> None:
+    def __init__(
+        self,
+        writer: aiosqlite.Connection | None,
+        reader: aiosqlite.Connection,
+        outbox: aiosqlite.Connection | None,
+    ) -> None:
         self._w = writer
         self._r = reader
+        self._outbox = outbox
+        """The deliverers' own connection: claiming and recording deliveries never waits on (or holds
+        up) the engine's writer beyond SQLite's own write lock. None, like the writer, when read-only."""
 
     @classmethod
     async def open(cls, path: Path, *, read_only: bool = False) -> SqliteStore:
@@ -111,11 +132,12 @@ class SqliteStore:
             except BaseException:
                 await reader.close()
                 raise
-            return cls(None, reader)
+            return cls(None, reader, None)
         writer = await connect(path)
         await _migrate(writer)
         reader = await connect(path)
-        return cls(writer, reader)
+        outbox = await connect(path)
+        return cls(writer, reader, outbox)
 
     @property
     def read_only(self) -> bool:
@@ -123,8 +145,9 @@ class SqliteStore:
 
     async def close(self) -> None:
         await self._r.close()
-        if self._w is not None:
-            await self._w.close()
+        for conn in (self._outbox, self._w):
+            if conn is not None:
+                await conn.close()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
@@ -294,9 +317,30 @@ class SqliteStore:
         return [r[0] for r in rows]
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        sql = "SELECT run_id, step_id, kind, recipient, at, test FROM notifications"
-        rows = await (self._all(sql + " WHERE run_id = ? ORDER BY id", run_id) if run_id else self._all(sql))
-        return [Notification(r[0], r[1], r[2], r[3], r[4], bool(r[5])) for r in rows]
+        return await sqlite_outbox.notifications(self._r, run_id)
+
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        return await sqlite_outbox.deliveries(self._r, run_id)
+
+    async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
+        return await sqlite_outbox.claim(self._deliverers(), owner, now, lease_until, limit)
+
+    async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+        return await sqlite_outbox.record(self._deliverers(), delivery, owner, result)
+
+    def _deliverers(self) -> aiosqlite.Connection:
+        if self._outbox is None:
+            raise RuntimeError("the store is open read-only: nothing is delivered from it")
+        return self._outbox
+
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM runs WHERE state IN ('active', 'waiting')),"
+            " (SELECT COUNT(*) FROM work_items),"
+            " (SELECT COUNT(*) FROM overdue_steps),"
+            " (SELECT COUNT(*) FROM deliveries WHERE state = 'pending')"
+        )
+        return StoreCounts(*row)
 
 
 class SqliteTransaction:
@@ -363,6 +407,14 @@ class SqliteTransaction:
             if before is None or before.work_items:
                 await c.execute("DELETE FROM work_items WHERE run_id = ?", (run.id,))
             await self._item_rows(run, derived, seq)
+        if before is None or before.overdue != derived.overdue:
+            if before is None or before.overdue:
+                await c.execute("DELETE FROM overdue_steps WHERE run_id = ?", (run.id,))
+            if derived.overdue:
+                await c.executemany(
+                    "INSERT INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
+                    [(run.id, sid) for sid in derived.overdue],
+                )
         if before is None or before.timers != derived.timers:
             if before is None or before.timers:
                 await c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
@@ -441,11 +493,10 @@ class SqliteTransaction:
             ),
         )
 
-    async def add_notifications(self, notes: list[Notification]) -> None:
-        await self._c.executemany(
-            "INSERT INTO notifications (run_id, step_id, kind, recipient, at, test) VALUES (?, ?, ?, ?, ?, ?)",
-            [(n.run_id, n.step_id, n.kind, n.recipient, n.at, int(n.test)) for n in notes],
-        )
+    async def add_notifications(
+        self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+    ) -> None:
+        await sqlite_outbox.insert(self._c, notes, deliver_to)
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))

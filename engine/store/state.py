@@ -28,6 +28,11 @@ def parse_stamp(text: str) -> datetime:
     return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
 
 
+def stamp_of_wire(text: str) -> str:
+    """The storage stamp of a wire timestamp (`2026-10-06T12:00:00Z`), so the two can be compared."""
+    return stamp(datetime.strptime(text, "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC))
+
+
 @dataclass
 class Claim:
     token_hash: str
@@ -84,16 +89,27 @@ class HeldEvent:
     at: str
 
 
-@dataclass
+@dataclass(frozen=True)
 class Notification:
-    """One message in the outbox: the step went overdue; recipient is a person or `operators`."""
+    """One event in the outbox, for the people it concerns and the `[[notify]]` targets that want its
+    kind: a step went overdue (spec §2.2 `due`), was escalated (§3.3), a work item opened for a person
+    or group (§3.4), a run ended or was cancelled (§3.5). Written in the transaction of the change it
+    reports, so it exists exactly when the change does. A test run's notifications are recorded with
+    `test` set and never delivered (spec §3.3)."""
 
-    run_id: str
-    step_id: str
+    id: str
     kind: str
-    recipient: str
+    run_id: str
+    process: str
+    step_id: str | None
+    """None for `run_ended`."""
+    recipients: tuple[str, ...]
+    """People (emails) the event is for, in order; may be empty (a run an agent started ended)."""
     at: str
     test: bool
+    work_item: str | None = None
+    outcome: str | None = None
+    """`run_ended`: the run's outcome; None when it was cancelled."""
 
 
 @dataclass

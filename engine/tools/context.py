@@ -126,7 +126,7 @@ async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
         machine.settle()
     await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))
     if machine.notifications:
-        await call.writes.add_notifications(machine.notifications)
+        await call.writes.add_notifications(machine.notifications, machine.org.notify_urls)
 
 
 def canonical(value: Any) -> str:

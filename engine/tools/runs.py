@@ -53,7 +53,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
     keys = [(name, canonical(value)) for name, value in args.inputs.items()]
     await call.writes.insert_run(run, derive(m), keys)
     if m.notifications:
-        await call.writes.add_notifications(m.notifications)
+        await call.writes.add_notifications(m.notifications, m.org.notify_urls)
     return ctx.views.run_view(run, process)
 
 

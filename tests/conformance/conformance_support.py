@@ -32,6 +32,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
+from tests.support.envelopes import OUTPUT_VALIDATORS, output_problems
 from tests.support.schemas import SCHEMAS, validator
 
 WRITES = ("start_run", "claim", "renew", "upload", "submit", "escalate", "decide", "cancel", "send_event")
@@ -116,6 +117,9 @@ class Server:
             problems = schema_problems(ERROR_VALIDATOR, envelope["error"])
             assert not problems, f"{tool} error breaks tool-error.json: {problems}"
             assert envelope["error"]["message"].strip(), envelope
+        if tool in OUTPUT_VALIDATORS:
+            problems = output_problems(tool, envelope)
+            assert not problems, f"{tool} envelope breaks the output schema it publishes: {problems}"
         if tool in ARGUMENT_VALIDATORS and not arguments_valid(tool, arguments):
             assert not envelope["ok"] and envelope["error"]["code"] == "invalid", (
                 f"{tool} accepted arguments its schema refuses: {arguments} -> {envelope}"

@@ -8,25 +8,40 @@ from __future__ import annotations
 
 import base64
 import itertools
-import textwrap
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from time import monotonic
 from typing import Any
 
+from rich.text import Text
 from textual.widgets import Input
 from textual.worker import WorkerState
 
-from console.app import ApcApp, Session
+from console.app import ApcApp
+from console.client import Client
 from console.client.local import LocalClient
+from console.client.wire import (
+    Escalation,
+    PersonWorkEntry,
+    Run,
+    RunState,
+    RunView,
+    StepData,
+    StepView,
+    WorkItem,
+)
 from console.config import ConsoleConfig
+from console.session import Session
 from console.themes import load_themes
+from console.widgets.live_table import LiveTable
 from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.ids import IdSource, new_id
 from engine.org import OrgConfig
+from tests.support.processes import write_process
 
 OPS = person("ops@example.com", operator=True)
 MIRA = person("mira@example.com")
@@ -203,7 +218,7 @@ class Judge:
         """Nothing to release."""
 
 
-PROCESSES = (
+PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
     (SCREENING, {"finance-approver": "finance-approver"}),
     (INTAKE, {"intake": "intake"}),
     (SETTLEMENT, {}),
@@ -218,15 +233,6 @@ def make_org() -> OrgConfig:
         operators={OPS.id: "tok-ops-00001"},
         agents={SCREENER.id: "tok-screener1"},
     )
-
-
-def write_process(root: Path, text: str) -> Path:
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    return folder
 
 
 async def open_engine(
@@ -249,11 +255,11 @@ async def open_engine(
 
 def fixed_ids() -> IdSource:
     """Engine ids from a counter per prefix (`r_0001`, `w_0001`, `f_0001`), the same on every run."""
-    counters: dict[str, Any] = {}
+    counters: dict[str, Iterator[int]] = {}
     return lambda prefix: f"{prefix}_{next(counters.setdefault(prefix, itertools.count(1))):04d}"
 
 
-def counter_ids(prefix: str = "req") -> Any:
+def counter_ids(prefix: str = "req") -> Callable[[], str]:
     numbers = itertools.count(1)
     return lambda: f"{prefix}-{next(numbers):04d}"
 
@@ -269,6 +275,20 @@ def make_app(client: LocalClient, clock: ManualClock, **options: Any) -> ApcApp:
     options.setdefault("themes", load_themes())
     session = Session(client, "embedded · test", clock=clock)
     return ApcApp(session, **options)
+
+
+async def run_view(client: Client, run_id: str) -> RunView:
+    """The run as `get_run` shows it, asserting the server answered."""
+    answer = await client.get_run(run_id)
+    assert answer["ok"], answer
+    return answer["data"]
+
+
+async def work_entries(client: Client) -> list[PersonWorkEntry]:
+    """The caller's open work items, as the work queue reads them."""
+    answer = await client.get_work()
+    assert answer["ok"], answer
+    return [entry for entry in answer["data"]["items"] if "workItem" in entry]
 
 
 class Agent:
@@ -378,3 +398,65 @@ async def click(pilot: Any, selector: str) -> None:
     await pilot.pause()
     await pilot.click(selector)
     await settle(pilot)
+
+
+def a_run(run_id: str = "r_1", state: RunState = "active", outcome: str | None = None) -> Run:
+    """A run record with only what a unit test varies; the rest fixed."""
+    return {
+        "id": run_id,
+        "process": "screening",
+        "version": 1,
+        "mode": "live",
+        "state": state,
+        "outcome": outcome,
+        "ended": None,
+        "startedBy": OPS.id,
+        "startedAt": "2026-10-06T09:00:00Z",
+        "updatedAt": "2026-10-06T09:00:00Z",
+    }
+
+
+def a_work_item(step_id: str, escalation: Escalation | None = None) -> WorkItem:
+    """An open approval on `step_id`, optionally escalated."""
+    return {
+        "id": f"w_{step_id}",
+        "stepId": step_id,
+        "kind": "approve",
+        "text": "Approve it.",
+        "output": None,
+        "evidence": None,
+        "next": None,
+        "assignedTo": {"group": "finance-approver"},
+        "snapshot": "s1",
+        "due": None,
+        "escalation": escalation,
+        "handoff": None,
+        "decide": {
+            "tool": "decide",
+            "arguments": {"runId": "r_1", "workItemId": f"w_{step_id}", "snapshot": "s1", "requestId": "x"},
+            "decisions": ["approved", "rejected", "failed"],
+        },
+    }
+
+
+def a_view(
+    run: Run,
+    steps: Sequence[StepView] = (),
+    data: Mapping[str, StepData] | None = None,
+    work_items: Sequence[WorkItem] = (),
+) -> RunView:
+    """A run view of `run`: its steps, their records in run data, its open work items."""
+    return {
+        "run": run,
+        "data": {"inputs": {}, "steps": dict(data or {})},
+        "steps": list(steps),
+        "workItems": list(work_items),
+        "body": "",
+    }
+
+
+def cells(table: LiveTable, key: str) -> tuple[Text, ...]:
+    """The cells of one row as shown, asserting the row is there."""
+    found = table.row_cells(key)
+    assert found is not None, f"no row {key}"
+    return found

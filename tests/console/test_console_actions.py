@@ -2,16 +2,16 @@
 
 from __future__ import annotations
 
-from textual.widgets import OptionList, RadioButton, TextArea
+from textual.widgets import Input, OptionList, RadioButton, TextArea
 
 from console.client.local import LocalClient
 from console.modals.common import ReasonDialog, ResultsDialog
 from console.modals.event import EventDialog
 from console.modals.start import StartRunDialog
-from console.screens.run_detail import RunScreen
+from console.screens.run import RunScreen
 from engine.clock import ManualClock
 from engine.core import Engine
-from tests.console.console_support import OPS, Agent, make_app, press, shown, type_into
+from tests.console.console_support import OPS, Agent, cells, make_app, press, run_view, shown, type_into
 
 
 async def test_cancel_asks_for_the_reason_naming_the_run(
@@ -32,7 +32,7 @@ async def test_cancel_asks_for_the_reason_naming_the_run(
         type_into(app, "#reason", "Duplicate request.")
         await press(pilot, "ctrl+s")
         assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled", f"Run {run_id} cancelled (screening)"]
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert view["run"]["ended"] == {
             "by": "ops@example.com",
             "at": "2026-10-06T09:00:00Z",
@@ -54,7 +54,7 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
         table.move_cursor(row=table.keys.index(runs[2]))
         await press(pilot, "space")
         assert app.main.runs.marked == {runs[0], runs[2]}
-        assert table.row_cells(runs[0])[0].plain == "●"
+        assert cells(table, runs[0])[0].plain == "●"
         gone = await engine.call(
             OPS, "cancel", {"runId": runs[2], "reason": "Closed elsewhere.", "requestId": "x-1"}
         )
@@ -77,7 +77,7 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
         assert results[ended + 1] == "  • run_ended"
         assert len(results) == 3
         assert app.main.runs.marked == {runs[2]}
-        states = {r: (await client.get_run(r))["data"]["run"]["state"] for r in runs}
+        states = {r: (await run_view(client, r))["run"]["state"] for r in runs}
         assert states == {runs[0]: "cancelled", runs[1]: "active", runs[2]: "cancelled"}
 
 
@@ -106,7 +106,7 @@ async def test_start_a_test_run_from_the_declared_inputs(client: LocalClient, cl
         assert isinstance(app.screen, RunScreen)
         run_id = app.screen.run_id
         assert app.toasts[0] == f"Started screening: {run_id} active at check_vendor"
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert (view["run"]["mode"], view["data"]["inputs"]) == (
             "test",
             {"vendorName": "Acme", "amount": 48000},
@@ -127,14 +127,14 @@ async def test_send_an_event_from_the_run_detail(
         await press(pilot, "e")
         dialog = app.screen
         assert isinstance(dialog, EventDialog)
-        assert app.screen.query_one("#event-name").value == "invoice-paid"
+        assert app.screen.query_one("#event-name", Input).value == "invoice-paid"
         dialog.query_one("#event-data", TextArea).load_text("[1]")
         await press(pilot, "ctrl+s")
         assert shown(app, "#problem") == "data: expected a JSON object"
         dialog.query_one("#event-data", TextArea).load_text('{"amount": 100.25}')
         await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Event invoice-paid to {run_id}: consumed by step paid"
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "settled")
         assert view["data"]["steps"]["paid"]["output"] == {"amount": 100.25}
         assert shown(app, "#run-header").splitlines()[0] == f"run {run_id} · settlement v1 · ended (settled)"

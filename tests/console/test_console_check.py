@@ -5,15 +5,16 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 from textual.widgets import Checkbox, Input, Select, TextArea
 
-from console.checks import bar_for, question_bar
 from console.client.local import LocalClient
+from console.client.wire import Limits, QuestionKind, RunView, VerdictQuestion
 from console.modals.decide import DecideDialog
-from engine.check import Choice, YesNo
+from console.screens.run import RunScreen
+from console.verdict_bars import bar_for, question_bar
+from engine.check import Answer, Choice, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document.model import CheckQuestion
@@ -22,17 +23,19 @@ from tests.console.console_support import (
     YES_NO_ASK,
     Agent,
     Judge,
+    cells,
     click,
     make_app,
     make_client,
     open_engine,
     press,
+    run_view,
     settle,
     shown,
 )
 
-UNSURE = {YES_NO_ASK: YesNo(0.7), CHOICE_ASK: Choice("states", 0.95)}
-PASSING = {YES_NO_ASK: YesNo(0.97), CHOICE_ASK: Choice("states", 0.93)}
+UNSURE: dict[str, Answer] = {YES_NO_ASK: YesNo(0.7), CHOICE_ASK: Choice("states", 0.95)}
+PASSING: dict[str, Answer] = {YES_NO_ASK: YesNo(0.97), CHOICE_ASK: Choice("states", 0.93)}
 
 
 @pytest.fixture
@@ -76,10 +79,11 @@ async def vet(agent: Agent, vendor: str = "Acme") -> tuple[str, str]:
     return run_id, file_id
 
 
-def record(view: dict[str, Any]) -> dict[str, Any]:
-    step = dict(view["data"]["steps"]["check_vendor"])
-    step["evidence"] = [{k: v for k, v in e.items() if k in ("kind", "ref")} for e in step["evidence"]]
-    return step
+def record(view: RunView) -> dict[str, object]:
+    """check_vendor's record, its evidence without the signed URL and hash (they vary per read)."""
+    step = view["data"]["steps"]["check_vendor"]
+    evidence = [{"kind": e["kind"], "ref": e["ref"]} for e in step.get("evidence", ())]
+    return {**step, "evidence": evidence}
 
 
 UNSURE_VERDICT = {
@@ -103,6 +107,7 @@ async def test_run_detail_shows_the_verdict_with_each_question_and_its_threshold
         await app.ready.wait()
         app.open_run(run_id)
         await settle(pilot)
+        assert isinstance(app.screen, RunScreen)
         app.screen.table.move_cursor(row=0)
         await settle(pilot)
         lines = shown(app, "#step-detail").splitlines()
@@ -127,7 +132,7 @@ async def test_the_queue_flags_an_unsure_check_apart_from_an_ordinary_escalation
         table = app.main.work.table
         rows = {}
         for key in table.keys:
-            flags, kind, process, run, *_ = table.row_cells(key)
+            flags, kind, process, run, *_ = cells(table, key)
             rows[run.plain] = (flags.plain, kind.plain, process.plain)
         assert rows == {
             checked_run: ("? ", "check", "vetting"),
@@ -162,7 +167,7 @@ async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
         assert form.arguments()[0] == {**form.item["decide"]["arguments"], "decision": "completed"}
         await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
-    view = (await ops.get_run(run_id))["data"]
+    view = await run_view(ops, run_id)
     assert record(view) == {
         "output": {"cleared": True, "summary": "Both lists checked."},
         "evidence": [{"kind": "file", "ref": file_id}],
@@ -197,7 +202,7 @@ async def test_complete_an_unsure_check_with_an_edited_candidate(
         form.query_one("#summary", TextArea).text = "Read the EU hit: a namesake."
         await press(pilot, "ctrl+s")
         assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
-    view = (await ops.get_run(run_id))["data"]
+    view = await run_view(ops, run_id)
     assert record(view) == {
         "output": {"cleared": True, "summary": "Both lists checked; the EU hit is another company."},
         "evidence": [{"kind": "file", "ref": file_id}],
@@ -212,7 +217,13 @@ async def test_complete_an_unsure_check_with_an_edited_candidate(
 
 
 def test_bars_come_from_the_document_with_server_defaults_filling_gaps_else_from_limits() -> None:
-    limits = {"checkPass": 0.9, "checkFail": None, "checkConfidence": 0.8}
+    limits: Limits = {
+        "runDataBytes": 1_048_576,
+        "checkPass": 0.9,
+        "checkFail": None,
+        "checkConfidence": 0.8,
+        "checkStateBytes": 65_536,
+    }
     rubric = CheckQuestion("How complete?", "rubric", levels=("none", "one", "both"), pass_level=2)
     choice = CheckQuestion(
         "Summary?", "choice", pass_choices=("states",), unsure_choices=("unclear",), confidence=0.7
@@ -224,8 +235,13 @@ def test_bars_come_from_the_document_with_server_defaults_filling_gaps_else_from
         "pass ≥ 0.9, fail below that",
     ]
     bars = {"Matches?": "pass ≥ 0.95, fail < 0.5"}
-    assert bar_for({"ask": "Matches?", "kind": "yes_no"}, bars, limits) == "pass ≥ 0.95, fail < 0.5"
-    assert bar_for({"ask": "Other?", "kind": "yes_no"}, bars, {**limits, "checkFail": 0.4}) == (
+    assert bar_for(asked("Matches?", "yes_no"), bars, limits) == "pass ≥ 0.95, fail < 0.5"
+    assert bar_for(asked("Other?", "yes_no"), bars, {**limits, "checkFail": 0.4}) == (
         "server default pass ≥ 0.9, fail < 0.4"
     )
-    assert bar_for({"ask": "Other?", "kind": "rubric"}, {}, limits) == "server default confidence ≥ 0.8"
+    assert bar_for(asked("Other?", "rubric"), {}, limits) == "server default confidence ≥ 0.8"
+    assert bar_for(asked("Other?", "yes_no"), {}, None) == "server default pass ≥ —, fail below that"
+
+
+def asked(ask: str, kind: QuestionKind) -> VerdictQuestion:
+    return {"ask": ask, "kind": kind, "answer": None, "result": "unsure"}

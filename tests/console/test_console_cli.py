@@ -2,10 +2,14 @@
 
 from __future__ import annotations
 
+import argparse
+import os
+import socket
 import stat
 import subprocess
 import sys
 import tomllib
+from importlib.metadata import version
 from pathlib import Path
 
 import pytest
@@ -13,7 +17,9 @@ import pytest
 from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
-from tests.console.console_support import write_process
+from console.samples import SAMPLES, no_samples
+from engine.datafolder import FolderLock
+from tests.support.processes import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -38,17 +44,22 @@ def test_other_commands_go_to_the_engine(tmp_path: Path, capsys: pytest.CaptureF
 @pytest.mark.parametrize(
     ("argv", "message"),
     [
-        (["--server", "http://x/mcp"], "apc: error: --server needs --token\n"),
+        (["--server", "http://x/mcp"], "apc: error: --server needs --token (or $APC_TOKEN)\n"),
         (["--token", "t"], "apc: error: --token is for --server\n"),
         (
             ["--server", "http://x/mcp", "--token", "t", "--data", "d"],
             "apc: error: --data is for the embedded engine, not --server\n",
         ),
+        (
+            ["--server", "http://x/mcp", "--token", "t", "--port", "0"],
+            "apc: error: --port is for the embedded engine, not --server\n",
+        ),
     ],
 )
 def test_option_mistakes_are_usage_errors(
-    argv: list[str], message: str, capsys: pytest.CaptureFixture[str]
+    argv: list[str], message: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    monkeypatch.delenv("APC_TOKEN", raising=False)
     assert main(argv) == 2
     assert capsys.readouterr().err == message
 
@@ -72,7 +83,7 @@ def test_first_start_writes_a_private_org_with_a_group_per_sample_role(tmp_path:
     org, created = ensure_org(tmp_path / "data")
     path = tmp_path / "data" / "org.toml"
     assert created and stat.S_IMODE(path.stat().st_mode) == 0o600
-    roles = sample_roles(REPO / "sample_processes")
+    roles = sample_roles(SAMPLES)
     assert sorted(org.groups) == sorted(roles)
     assert all(members == (OPERATOR_EMAIL,) for members in org.groups.values())
     assert org.people[OPERATOR_EMAIL].operator
@@ -93,6 +104,7 @@ async def test_the_embedded_session_publishes_the_samples_and_serves_the_endpoin
         assert session.notices[1].startswith("Published ")
         assert (session.client.identity.id, session.client.identity.operator) == (OPERATOR_EMAIL, True)
         listed = await session.client.list_processes()
+        assert listed["ok"]
         names = {p["name"] for p in listed["data"]["items"]}
         assert {"purchase-order-approval", "new-hire-laptop"} <= names
         agent = RemoteClient(session.endpoint.url, session.endpoint.token)
@@ -104,6 +116,90 @@ async def test_the_embedded_session_publishes_the_samples_and_serves_the_endpoin
         config = session.endpoint.client_config()
         assert f'"url": "{session.endpoint.url}"' in config
         assert f'"Authorization": "Bearer {session.endpoint.token}"' in config
+    finally:
+        assert session.close is not None
+        await session.close()
+
+
+def test_version_prints_the_installed_version(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["--version"]) == 0
+    assert capsys.readouterr().out == f"apc {version('agentprocess-console')}\n"
+
+
+def test_the_remote_token_can_come_from_apc_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[tuple[str, str]] = []
+
+    def run_console(args: argparse.Namespace) -> int:
+        seen.append((args.server, args.token))
+        return 0
+
+    monkeypatch.setattr("console.cli.run_console", run_console)
+    monkeypatch.setenv("APC_TOKEN", "token-from-env")
+    assert main(["--server", "http://x/mcp"]) == 0
+    assert main(["--server", "http://x/mcp", "--token", "token-on-the-line"]) == 0
+    assert seen == [("http://x/mcp", "token-from-env"), ("http://x/mcp", "token-on-the-line")]
+
+
+def test_a_data_folder_in_use_stops_the_console_before_it_starts(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    lock = FolderLock.acquire(data)
+    try:
+        assert main(["--data", str(data)]) == 1
+    finally:
+        lock.release()
+    assert capsys.readouterr().err == (
+        f"apc: error: the data folder {data} is in use by process {os.getpid()}: "
+        "stop it, or choose another folder with --data\n"
+    )
+
+
+async def test_a_start_without_samples_says_so_and_the_next_one_repairs_the_org(tmp_path: Path) -> None:
+    data, missing = tmp_path / "data", tmp_path / "not-installed"
+    session = await open_embedded(data, samples=missing, port=0)
+    try:
+        assert session.notices[1:] == [no_samples(missing)]
+        listed = await session.client.list_processes()
+        assert listed["ok"] and listed["data"]["items"] == []
+    finally:
+        assert session.close is not None
+        await session.close()
+    written = tomllib.loads((data / "org.toml").read_text())
+    assert "groups" not in written
+    assert ensure_org(data)[1] is True, "repaired"
+    repaired = tomllib.loads((data / "org.toml").read_text())
+    assert [g["id"] for g in repaired["groups"]] == sample_roles(SAMPLES)
+    assert (repaired["people"], repaired["agents"]) == (written["people"], written["agents"]), "tokens kept"
+    assert stat.S_IMODE((data / "org.toml").stat().st_mode) == 0o600
+    session = await open_embedded(data, port=0)
+    try:
+        assert session.notices[1] == "Published 7 sample processes."
+        without_an_evaluator = ["content-moderation-appeal", "customer-refund", "data-deletion-request"]
+        assert [n.split(":")[1].strip() for n in session.notices[2:]] == without_an_evaluator
+        listed = await session.client.list_processes()
+        assert listed["ok"] and len(listed["data"]["items"]) == 7
+    finally:
+        assert session.close is not None
+        await session.close()
+    assert ensure_org(data)[1] is False
+    session = await open_embedded(data, port=0)
+    try:
+        assert session.notices[1:] == [], "published once"
+    finally:
+        assert session.close is not None
+        await session.close()
+
+
+async def test_the_embedded_endpoint_takes_the_port_asked_for(tmp_path: Path) -> None:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        wanted = probe.getsockname()[1]
+    session = await open_embedded(tmp_path / "data", port=wanted)
+    try:
+        assert session.endpoint is not None
+        assert session.endpoint.url == f"http://127.0.0.1:{wanted}/mcp"
     finally:
         assert session.close is not None
         await session.close()

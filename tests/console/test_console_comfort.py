@@ -7,11 +7,11 @@ from pathlib import Path
 from textual.widgets import Input
 
 from console.client.local import LocalClient
-from console.commands import HelpDialog
 from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog
+from console.modals.help import HelpDialog
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, make_app, press, shown, type_into
+from tests.console.console_support import Agent, cells, make_app, press, shown, type_into
 
 
 async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, clock: ManualClock) -> None:
@@ -107,7 +107,7 @@ async def test_new_and_overdue_items_are_announced(
             f"Overdue: approve · screening · {first}",
             f"Overdue: approve · screening · {second}",
         ]
-        due_cell = app.main.work.table.row_cells(app.main.work.table.keys[0])[6]
+        due_cell = cells(app.main.work.table, app.main.work.table.keys[0])[6]
         assert (due_cell.plain, str(due_cell.style)) == ("1m late", app.palette.warning)
 
 
@@ -159,7 +159,7 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         await press(pilot, *"intake")
         assert runs_of() == [task]
         await press(pilot, "enter")
-        assert app.focused is work.table
+        assert app.focused is not None and app.focused.id == "work-table"
         type_into(app, "#work-filter", "")
         await press(pilot, "f")
         assert runs_of() == [task]
@@ -169,4 +169,4 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         assert runs_of() == [task, soon, late]
         await press(pilot, "s")
         assert runs_of() == [late, soon, task]
-        assert [work.table.row_cells(k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]
+        assert [cells(work.table, k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]

@@ -5,12 +5,14 @@ from __future__ import annotations
 from textual.widgets import Button
 
 from console.client.local import LocalClient
+from console.client.wire import RunView
 from console.modals.decide import DecideDialog
+from console.screens.run import RunScreen
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, click, make_app, press, settle, shown, type_into
+from tests.console.console_support import Agent, click, make_app, press, run_view, settle, shown, type_into
 
 
-def step_states(view: dict) -> dict:
+def step_states(view: RunView) -> dict[str, str | None]:
     return {s["id"]: s["state"] for s in view["steps"]}
 
 
@@ -28,7 +30,7 @@ async def test_approve_from_the_work_queue_ends_the_run(
         assert isinstance(app.screen, DecideDialog)
         assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id}"
         await click(pilot, "#submit")
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["decision"] == "approved"
         assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
@@ -53,7 +55,7 @@ async def test_reject_needs_a_note_then_sends_the_step_back_for_rework(
         assert shown(app, "#problem") == "Not sent; fix these first:\nnote: required"
         type_into(app, "#note", "The report covers only the EU list.")
         await press(pilot, "ctrl+s")
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert view["run"]["state"] == "active"
         assert step_states(view)["check_vendor"] == "ready"
         assert step_states(view)["approve"] is None
@@ -68,6 +70,7 @@ async def test_reject_needs_a_note_then_sends_the_step_back_for_rework(
         assert app.toasts[-1] == f"New work: approve approve · screening · {run_id}"
         app.open_run(run_id)
         await settle(pilot)
+        assert isinstance(app.screen, RunScreen)
         app.screen.table.move_cursor(row=0)
         await settle(pilot)
         detail = shown(app, "#step-detail")

@@ -9,7 +9,7 @@ from textual.widgets import Select, Switch
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, click, make_app, press, shown, type_into
+from tests.console.console_support import Agent, cells, click, make_app, press, run_view, shown, type_into
 
 
 async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
@@ -21,7 +21,7 @@ async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
         key = app.main.work.table.keys[0]
-        flags, kind, *_ = app.main.work.table.row_cells(key)
+        flags, kind, *_ = cells(app.main.work.table, key)
         assert (flags.plain, kind.plain) == ("⚑ ", "escalation")
         detail = shown(app, "#work-detail").splitlines()
         assert detail[1:3] == [
@@ -66,7 +66,7 @@ async def test_complete_an_escalation_in_the_agents_place(
         form.query_one("#route", Select).value = "approve"
         type_into(app, "#reason", "Cleared by a manual check.")
         await press(pilot, "ctrl+s")
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         record = view["data"]["steps"]["check_vendor"]
         assert record["output"] == {"cleared": True, "summary": "No hits on either list."}
         assert (record["next"], record["reason"], record["by"]) == (

@@ -5,12 +5,17 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from textual.widgets import Select, Switch, TextArea
+from textual.pilot import Pilot
+from textual.widgets import Select, Static, Switch, TextArea
 
+from console.app import ApcApp
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
+from console.modals.evidence import EvidenceEditor
+from console.modals.fields import FieldEditor
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, click, make_app, press, shown, type_into
+from engine.core import Engine
+from tests.console.console_support import Agent, click, make_app, press, run_view, shown, type_into
 
 LOCAL_ISSUES_WHEN_EMPTY = [
     "Not sent; fix these first:",
@@ -28,12 +33,12 @@ LOCAL_ISSUES_WHEN_EMPTY = [
 ]
 
 
-def fill(app, values: dict[str, str]) -> None:  # type: ignore[no-untyped-def]
+def fill(app: ApcApp, values: dict[str, str]) -> None:
     for name, text in values.items():
         type_into(app, f"#field-{name}", text)
 
 
-async def open_form(app, pilot) -> DecideDialog:  # type: ignore[no-untyped-def]
+async def open_form(app: ApcApp, pilot: Pilot[None]) -> DecideDialog:
     await app.ready.wait()
     await press(pilot, "enter")
     assert isinstance(app.screen, DecideDialog)
@@ -75,10 +80,10 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
             "next: required, one of accepted, refused",
             "reason: required",
         ]
-        assert str(form.query_one("#field-amount").parent.query_one(".field-issues").content) == (
-            "output.amount: expected number"
-        )
-        view = (await client.get_run(run_id))["data"]
+        editor = form.query_one("#field-amount").parent
+        assert isinstance(editor, FieldEditor)
+        assert str(editor.query_one(".field-issues", Static).content) == "output.amount: expected number"
+        view = await run_view(client, run_id)
         assert view["run"]["state"] == "waiting"
 
 
@@ -116,7 +121,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         type_into(app, "#reason", "The cost centre is missing.")
         form.query_one("#summary", TextArea).load_text("Filled from the ticket; cost centre unknown.")
         await press(pilot, "ctrl+s")
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "refused")
         record = view["data"]["steps"]["fill_form"]
         assert record["output"] == {
@@ -139,8 +144,8 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
 
 
 async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
-    client: LocalClient, agent: Agent, clock: ManualClock, tmp_path: Path, engine
-) -> None:  # type: ignore[no-untyped-def]
+    client: LocalClient, agent: Agent, clock: ManualClock, tmp_path: Path, engine: Engine
+) -> None:
     run_id = await agent.start("intake", {"ticket": "T-1"})
     attachment = tmp_path / "form.txt"
     attachment.write_bytes(b"original\n")
@@ -162,7 +167,7 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
         form.query_one("#field-details", TextArea).load_text("{}")
         type_into(app, "#evidence-path", str(attachment))
         await click(pilot, "#attach")
-        file_id = form.query_one("#evidence").items[0]["ref"]
+        file_id = form.query_one("#evidence", EvidenceEditor).items[0]["ref"]
         for blob in (engine.files.root).rglob("*"):
             if blob.is_file():
                 blob.write_bytes(b"changed on disk\n")
@@ -176,5 +181,5 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
             "  • evidence: file required",
             f"  • evidence {file_id}: not found",
         ]
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert view["run"]["state"] == "waiting"

@@ -5,15 +5,19 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
-from console.app import ApcApp, Session
+from textual.widgets import TabbedContent
+
+from console.app import ApcApp
 from console.client.local import LocalClient
 from console.client.remote import RemoteClient
 from console.config import ConsoleConfig
 from console.modals.decide import DecideDialog
-from console.screens.run_detail import RunScreen
+from console.screens.run import RunScreen
+from console.session import Session
+from console.widgets.live_table import LiveTable
 from engine.clock import ManualClock
 from engine.http.app import start_server
-from tests.console.console_support import Agent, make_app, open_engine, press, settle, shown
+from tests.console.console_support import Agent, cells, make_app, open_engine, press, run_view, settle, shown
 from tests.support.ports import free_port
 
 
@@ -41,18 +45,18 @@ async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features
             assert app.check_action("show_tab", ("endpoint",)) is False
             await press(pilot, "o")
             assert isinstance(app.screen, RunScreen)
-            app.screen.query_one("#run-tabs").active = "run-evidence"
+            app.screen.query_one("#run-tabs", TabbedContent).active = "run-evidence"
             await settle(pilot)
-            cells = app.screen.query_one("#evidence-table").row_cells("check_vendor/c/0")
+            row = cells(app.screen.query_one("#evidence-table", LiveTable), "check_vendor/c/0")
             sha = hashlib.sha256(b"no hits on either list\n").hexdigest()
-            assert [c.plain for c in cells[1:6]] == ["file", "report.txt", "✓ match", "23", sha[:16]]
+            assert [c.plain for c in row[1:6]] == ["file", "report.txt", "✓ match", "23", sha[:16]]
             assert shown(app, "#run-map-view Static").startswith(
                 "This server does not hand out process documents, so the map cannot be drawn. Steps in order:"
             )
             await press(pilot, "d")
             assert isinstance(app.screen, DecideDialog)
             await press(pilot, "ctrl+s")
-        view = (await LocalClient(engine, client.identity).get_run(run_id))["data"]
+        view = await run_view(LocalClient(engine, client.identity), run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
     finally:
@@ -87,5 +91,5 @@ async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, cl
             False,
             True,
         ]
-    view = (await client.get_run(run_id))["data"]
+    view = await run_view(client, run_id)
     assert view["run"]["state"] == "waiting"

@@ -5,25 +5,28 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import OptionList, Select
+from textual.widgets import OptionList, Select, TabbedContent
 
-from console.app import Session
 from console.client.local import LocalClient
 from console.modals.common import PathDialog, TextDialog
 from console.modals.start import StartRunDialog
-from console.screens.main import EndpointInfo
-from console.screens.run_detail import RunScreen
+from console.panes.evidence import EvidencePane
+from console.screens.run import RunScreen
+from console.session import EndpointInfo, Session
+from console.widgets.map_view import MapView
 from engine.clock import ManualClock
 from tests.console.console_support import (
     MIRA,
     Agent,
+    cells,
     make_app,
     press,
+    run_view,
     settle,
     shown,
     type_into,
-    write_process,
 )
+from tests.support.processes import write_process
 
 
 async def test_processes_list_their_inputs_map_and_start_a_run(
@@ -44,7 +47,7 @@ async def test_processes_list_their_inputs_map_and_start_a_run(
             "  vendorName: string",
             "  amount: number (optional)",
         ]
-        drawing = app.screen.query_one("#process-map").drawing
+        drawing = app.screen.query_one("#process-map", MapView).drawing
         assert drawing is not None and set(drawing.boxes) == {"check_vendor", "approve", "decline", "done"}
         await press(pilot, "enter")
         assert isinstance(app.screen, StartRunDialog)
@@ -61,11 +64,11 @@ async def test_evidence_files_are_verified_viewed_saved_and_their_url_copied(
         await app.ready.wait()
         app.open_run(run_id)
         await settle(pilot)
-        app.screen.query_one("#run-tabs").active = "run-evidence"
+        app.screen.query_one("#run-tabs", TabbedContent).active = "run-evidence"
         await settle(pilot)
-        pane = app.screen.query_one("#evidence-pane")
-        cells = [c.plain for c in pane.table.row_cells("check_vendor/c/0")]
-        assert cells[:5] == ["check_vendor", "file", "report.txt", "✓ match", "26"]
+        pane = app.screen.query_one("#evidence-pane", EvidencePane)
+        shown_cells = [c.plain for c in cells(pane.table, "check_vendor/c/0")]
+        assert shown_cells[:5] == ["check_vendor", "file", "report.txt", "✓ match", "26"]
         await press(pilot, "v")
         assert isinstance(app.screen, TextDialog)
         assert app.screen.text == "OFAC: no hits\nEU: no hits\n"
@@ -78,7 +81,7 @@ async def test_evidence_files_are_verified_viewed_saved_and_their_url_copied(
         assert target.read_bytes() == b"OFAC: no hits\nEU: no hits\n"
         assert app.toasts[-1] == f"Saved 26 bytes to {target}"
         await press(pilot, "c")
-        url = (await client.get_run(run_id))["data"]["data"]["steps"]["check_vendor"]["evidence"][0]["url"]
+        url = (await run_view(client, run_id))["data"]["steps"]["check_vendor"]["evidence"][0]["url"]
         assert app.toasts[-1].startswith("Copied: http://127.0.0.1:8765/files/")
         assert app.toasts[-1].split("?")[0] == "Copied: " + url.split("?")[0]
 
@@ -157,7 +160,7 @@ async def test_publish_a_folder_binding_each_role_to_its_namesake_group(
         await press(pilot, "enter")
         assert app.toasts[-1] == "tiny v1: published"
         started = await client.start_run("tiny", {})
-        assert started["data"]["workItems"][0]["assignedTo"] == {"group": "intake"}
+        assert started["ok"] and started["data"]["workItems"][0]["assignedTo"] == {"group": "intake"}
         await press(pilot, "P")
         type_into(app, "#path", str(tmp_path / "missing"))
         await press(pilot, "enter")
@@ -192,3 +195,21 @@ async def test_the_endpoint_tab_shows_a_client_config_to_paste(
             }
         }
         assert not isinstance(app.screen, RunScreen)
+
+
+async def test_a_run_closed_while_it_was_read_is_left_alone(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        app.open_run(run_id)
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, RunScreen) and screen.view is not None
+        await press(pilot, "escape")
+        assert not screen.is_attached
+        await app.flows.load_run(screen)
+        assert screen.view["run"]["id"] == run_id
+        assert not isinstance(app.screen, RunScreen) and app.toasts == []

@@ -11,9 +11,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from textual.widgets import TabbedContent
 
-from console.app import ApcApp, Session
+from console.app import ApcApp
 from console.config import ConsoleConfig
+from console.session import Session
 from console.themes import load_themes
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, fixed_ids, make_client, open_engine, settle
@@ -63,7 +65,7 @@ def open_first_run(app: ApcApp) -> None:
 
 def tab(name: str) -> Callable[[ApcApp], None]:
     def show(app: ApcApp) -> None:
-        app.screen.query_one("#run-tabs").active = name
+        app.screen.query_one("#run-tabs", TabbedContent).active = name
 
     return show
 

@@ -8,7 +8,7 @@ from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock
 from engine.core import Engine
-from tests.console.console_support import OPS, Agent, click, make_app, press, settle, shown
+from tests.console.console_support import OPS, Agent, click, make_app, press, run_view, settle, shown
 
 
 async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
@@ -60,6 +60,6 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
             == "Re-read: the snapshot is current again. Check what changed, then send again."
         )
         await press(pilot, "ctrl+s")
-        view = (await client.get_run(run_id))["data"]
+        view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "reviewed")
         assert view["data"]["steps"]["legal"]["output"] == {"fine": True}

@@ -6,19 +6,31 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from textual.binding import Binding
 
 from console.actions import ACTIONS, SCOPE_TITLES, allowed, bindings
-from console.answer import answer_lines
+from console.answer import answer_lines, event_line, run_state_line
 from console.client.base import Capabilities
 from console.client.files import FetchedFile, file_name_from
 from console.client.remote import token_identity
+from console.client.wire import (
+    Envelope,
+    Escalation,
+    RecordedEvidence,
+    RunData,
+    RunView,
+    SendEventResult,
+    StepData,
+    StepView,
+)
 from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
 from console.format import age, due, span
 from console.modals.event import parse_event
-from console.screens.evidence import check_file, evidence_rows
-from console.screens.runs import parse_input_filter
+from console.panes.evidence import check_file, evidence_rows
+from console.panes.runs import parse_input_filter
 from console.themes import load_themes
+from tests.console.console_support import a_run, a_view, a_work_item
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
@@ -57,7 +69,7 @@ def test_diffs_name_each_changed_leaf() -> None:
 
 
 def test_attempts_are_compared_with_the_one_before() -> None:
-    step = {
+    step: StepData = {
         "output": {"cleared": True},
         "evidence": [{"kind": "file", "ref": "f_2", "sha256": "b", "url": "http://x/2"}],
         "by": "a",
@@ -78,10 +90,18 @@ def test_attempts_are_compared_with_the_one_before() -> None:
 
 
 def test_a_stale_read_ignores_new_signed_urls_and_empty_histories() -> None:
-    item = {"kind": "file", "ref": "f_1", "sha256": "a"}
-    before = {"steps": {"a": {"evidence": [{**item, "url": "u1"}], "history": []}}}
-    after = {
-        "steps": {"a": {"evidence": [{**item, "url": "u2"}], "history": []}, "b": {"by": "x", "history": []}}
+    before: RunData = {
+        "inputs": {},
+        "steps": {
+            "a": {"evidence": [{"kind": "file", "ref": "f_1", "sha256": "a", "url": "u1"}], "history": []}
+        },
+    }
+    after: RunData = {
+        "inputs": {},
+        "steps": {
+            "a": {"evidence": [{"kind": "file", "ref": "f_1", "sha256": "a", "url": "u2"}], "history": []},
+            "b": {"by": "x", "history": []},
+        },
     }
     assert run_data_changes(before, after) == ["+ steps.b.by: x"]
 
@@ -110,11 +130,11 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
     from console.app import ApcApp
     from console.commands import RegistryCommands
     from console.modals.common import Dialog
-    from console.screens.evidence import EvidencePane
-    from console.screens.processes import ProcessesPane
-    from console.screens.run_detail import RunScreen
-    from console.screens.runs import RunsPane
-    from console.screens.work import WorkPane
+    from console.panes.evidence import EvidencePane
+    from console.panes.processes import ProcessesPane
+    from console.panes.runs import RunsPane
+    from console.panes.work import WorkPane
+    from console.screens.run import RunScreen
     from console.widgets.live_table import LiveTable
 
     handlers = {
@@ -137,7 +157,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         keys = [key for spec in ACTIONS if spec.scope in (scope, "app") for key in spec.keys.split(",")]
         assert len(keys) == len(set(keys)), scope
     assert RegistryCommands is not None
-    work = {b.id: (b.key, b.description, b.tooltip) for b in bindings("work")}
+    work = {b.id: (b.key, b.description, b.tooltip) for b in bindings("work") if isinstance(b, Binding)}
     assert work["work.decide"] == ("enter,d", "Decide", "Open the decision form")
 
 
@@ -174,39 +194,43 @@ def test_settings_are_remembered_and_a_bad_file_gives_the_defaults(tmp_path: Pat
 
 
 def test_answers_read_as_the_new_state_or_every_issue() -> None:
-    view = {
-        "run": {"id": "r_1", "state": "waiting", "outcome": None},
-        "steps": [{"id": "a", "state": "done"}, {"id": "b", "state": "waiting"}],
+    steps: list[StepView] = [
+        {"id": "a", "kind": "agent", "state": "done"},
+        {"id": "b", "kind": "approve", "state": "waiting"},
+    ]
+    view = a_view(a_run("r_1", "waiting"), steps)
+    assert answer_lines({"ok": True, "data": view}, run_state_line) == ["r_1 waiting at b"]
+    ended = a_view(a_run("r_1", "ended", "onboarded"))
+    assert answer_lines({"ok": True, "data": ended}, run_state_line) == ["r_1 ended: onboarded"]
+    held: Envelope[SendEventResult] = {"ok": True, "data": {"consumedBy": None}}
+    assert answer_lines(held, event_line) == ["held: no wait for it is ready yet"]
+    error: Envelope[RunView] = {
+        "ok": False,
+        "error": {"code": "invalid", "message": "bad", "issues": ["a: missing", "b: x"]},
     }
-    assert answer_lines({"ok": True, "data": view}) == ["r_1 waiting at b"]
-    ended = {"run": {"id": "r_1", "state": "ended", "outcome": "onboarded"}, "steps": []}
-    assert answer_lines({"ok": True, "data": ended}) == ["r_1 ended: onboarded"]
-    assert answer_lines({"ok": True, "data": {"consumedBy": None}}) == ["held: no wait for it is ready yet"]
-    error = {"ok": False, "error": {"code": "invalid", "message": "bad", "issues": ["a: missing", "b: x"]}}
-    assert answer_lines(error) == ["invalid: bad", "  • a: missing", "  • b: x"]
+    assert answer_lines(error, run_state_line) == ["invalid: bad", "  • a: missing", "  • b: x"]
 
 
 def test_evidence_rows_cover_history_current_and_held_candidates() -> None:
-    view = {
-        "data": {
-            "steps": {
-                "check": {
-                    "evidence": [{"kind": "file", "ref": "f_2"}],
-                    "history": [{"evidence": [{"kind": "link", "ref": "https://x"}]}],
-                }
-            }
-        },
-        "workItems": [
-            {"stepId": "other", "escalation": {"candidate": {"evidence": [{"kind": "file", "ref": "f_3"}]}}}
-        ],
+    check: StepData = {
+        "evidence": [{"kind": "file", "ref": "f_2"}],
+        "history": [{"evidence": [{"kind": "link", "ref": "https://x"}]}],
     }
+    candidate: Escalation = {
+        "note": "held",
+        "by": "a_screener",
+        "at": "2026-10-06T09:00:00Z",
+        "candidate": {"evidence": [{"kind": "file", "ref": "f_3"}]},
+    }
+    view = a_view(a_run(), data={"check": check}, work_items=[a_work_item("other", candidate)])
     rows = evidence_rows(view)
     assert [(r.key, r.attempt, r.item["ref"]) for r in rows] == [
         ("check/h1/0", "#1", "https://x"),
         ("check/c/0", "current", "f_2"),
         ("other/held/0", "held", "f_3"),
     ]
-    checked = check_file({"sha256": "0" * 64}, FetchedFile(b"abc", "a.txt", "text/plain"))
+    recorded: RecordedEvidence = {"kind": "file", "ref": "f_1", "sha256": "0" * 64}
+    checked = check_file(recorded, FetchedFile(b"abc", "a.txt", "text/plain"))
     assert (checked.size, checked.matches, checked.sha256[:8]) == (3, False, "ba7816bf")
 
 

@@ -18,8 +18,8 @@ from tests.demo.demo_support import (
     VETTING_ANSWERS,
     make_check_org,
     make_org,
-    write_process,
 )
+from tests.support.processes import write_process
 
 
 @pytest.fixture

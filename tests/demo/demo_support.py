@@ -5,7 +5,6 @@ Import with `from demo_support import ...`; the fixtures are in conftest.py.
 
 from __future__ import annotations
 
-import textwrap
 import uuid
 from pathlib import Path
 from typing import Any
@@ -206,15 +205,6 @@ def make_check_org(answers: Path) -> OrgConfig:
         agents=dict(AGENT_TOKENS),
         check=CheckConfig("scripted", answers=answers),
     )
-
-
-def write_process(root: Path, text: str) -> Path:
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    return folder
 
 
 def rid() -> str:

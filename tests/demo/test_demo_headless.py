@@ -8,6 +8,7 @@ import argparse
 import io
 import subprocess
 import sys
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -18,6 +19,7 @@ from console.demo.headless import recorded_checks, run_headless
 from console.demo.org import OPERATOR
 from console.demo.story import allowed_outcomes
 from console.demo.system import DemoSettings
+from console.samples import no_samples
 from engine.document import load_path
 from tests.demo.demo_support import schema_problems
 
@@ -157,3 +159,19 @@ def test_arguments_become_settings_and_bad_ones_exit_2(capsys: pytest.CaptureFix
     ):
         assert main(argv) == 2
         assert capsys.readouterr().err == f"apc demo: error: {problem}\n"
+
+
+def test_a_demo_without_its_samples_says_so_and_exits_1(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    missing = tmp_path / "not-installed"
+    monkeypatch.setattr("console.demo.cli.DemoSettings", partial(DemoSettings, samples=missing))
+    assert main(["--headless", "--runs", "1"]) == 1
+    assert capsys.readouterr().err == f"apc demo: error: {no_samples(missing)}\n"
+
+
+def test_the_port_option_reaches_the_settings() -> None:
+    parser = argparse.ArgumentParser()
+    add_arguments(parser)
+    assert settings_from(parser.parse_args(["--headless", "--port", "0"])).port == 0
+    assert settings_from(parser.parse_args(["--headless"])).port is None

@@ -10,6 +10,7 @@ import pytest
 from console.demo.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
 from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
 from console.demo.system import DemoSettings
+from console.resources import bundled
 from console.samples import publish_samples
 from engine.check import CheckConfig
 from engine.clock import ManualClock
@@ -161,7 +162,11 @@ async def test_the_samples_publish_and_the_first_round_shows_every_process_and_c
 
 
 def test_the_demo_reads_the_answers_file_beside_the_samples_when_there_is_one(tmp_path: Path) -> None:
-    assert DemoSettings().answers == ANSWERS
+    assert DemoSettings().answers == bundled("sample_processes") / "check-answers.toml"
+    shipped = DemoSettings().answers
+    assert shipped is not None and shipped.resolve() == ANSWERS.resolve(), (
+        "the shipped copy of the source file"
+    )
     assert DemoSettings(check_answers=None).answers is None
     assert DemoSettings(samples=tmp_path).answers is None, "no file there: no evaluator"
     assert DemoSettings(samples=tmp_path, check_answers=ANSWERS).answers == ANSWERS

@@ -22,6 +22,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig
+from tests.support.envelopes import output_problems
 from tests.support.schemas import SCHEMA_FILES, SPEC, validator
 
 FIXTURES = SPEC / "conformance" / "fixtures"
@@ -49,6 +50,7 @@ def ok(envelope: dict[str, Any], tool: str) -> Any:
     assert envelope["ok"] is True, envelope
     errors = sorted(RESULT_VALIDATORS[tool].iter_errors(envelope["data"]), key=lambda e: list(e.path))
     assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
+    assert output_problems(tool, envelope) == [], f"{tool}: the published output schema refuses its result"
     return envelope["data"]
 
 
@@ -58,6 +60,7 @@ def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) ->
     error = envelope["error"]
     errors = list(ERROR_VALIDATOR.iter_errors(error))
     assert not errors, [e.message for e in errors]
+    assert output_problems("describe", envelope) == [], "the published output schema refuses an error"
     assert error["code"] == code, error
     if issues is not None:
         assert error.get("issues") == issues, error

@@ -11,7 +11,7 @@ from engine.core import Engine
 from tests.engine.engine_support import SCREENER, SCREENING, call, make_org, ok, publish
 
 
-async def test_run_work_item_and_file_ids_come_from_the_injected_source(
+async def test_run_work_item_file_and_notification_ids_come_from_the_injected_source(
     tmp_path: Path, clock: ManualClock
 ) -> None:
     asked: list[str] = []
@@ -40,6 +40,7 @@ async def test_run_work_item_and_file_ids_come_from_the_injected_source(
         ]
         ok(await call(engine, SCREENER, "escalate", token=token, note="Portal down."), "escalate")
         escalated = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+        notes = await engine.notifications(run_id)
     finally:
         await engine.close()
     assert (view["run"]["id"], upload["id"], [i["id"] for i in escalated["workItems"]]) == (
@@ -47,7 +48,8 @@ async def test_run_work_item_and_file_ids_come_from_the_injected_source(
         "f_test2",
         ["w_test3"],
     )
-    assert asked == ["r", "f", "w"]
+    assert [(n.id, n.kind) for n in notes] == [("n_test4", "escalation")]
+    assert asked == ["r", "f", "w", "n"]
 
 
 async def test_process_text_is_the_published_version_or_none(engine: Engine, tmp_path: Path) -> None:

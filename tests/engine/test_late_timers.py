@@ -82,9 +82,10 @@ async def _assert_settled_on_schedule(engine: Engine, run_id: str, updated_at: s
         "2026-10-06T11:30:00Z",
         True,
     )
-    assert await engine.notifications(run_id) == [
-        Notification(run_id, "work", "overdue", "ops@example.com", "2026-10-06T11:30:00Z", False)
-    ]
+    [note] = await engine.notifications(run_id)
+    assert note == Notification(
+        note.id, "overdue", run_id, "late-chain", "work", ("ops@example.com",), "2026-10-06T11:30:00Z", False
+    )
 
 
 @pytest.mark.parametrize(

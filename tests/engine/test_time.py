@@ -3,6 +3,7 @@ all driven by the injected clock and `engine.tick()`, and persisted across a res
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 from engine.clock import ManualClock
@@ -130,9 +131,12 @@ async def test_due_marks_overdue_and_notifies_without_sending_for_test_runs(
         "due": "2026-10-06T12:00:00Z",
         "overdue": True,
     }
-    assert await engine.notifications() == [
-        Notification(live, "work", "overdue", "ops@example.com", "2026-10-06T12:00:00Z", False),
-        Notification(test, "work", "overdue", "ops@example.com", "2026-10-06T12:00:00Z", True),
+    notes = await engine.notifications()
+    assert len({n.id for n in notes}) == 2 and all(n.id.startswith("n_") for n in notes)
+    at, ops = "2026-10-06T12:00:00Z", ("ops@example.com",)
+    assert [replace(n, id="") for n in notes] == [
+        Notification("", "overdue", live, "waits", "work", ops, at, False),
+        Notification("", "overdue", test, "waits", "work", ops, at, True),
     ]
     token = (await claim(engine, live, "work"))["token"]
     view = ok(await call(engine, SCREENER, "submit", token=token, output={}, summary="late"), "submit")
@@ -152,12 +156,18 @@ async def test_wait_for_times_out_into_on_timeout_and_the_task_due_notifies_its_
     clock.advance(hours=4)
     await engine.tick()
     notes = await engine.notifications(run_id)
-    assert [(n.step_id, n.recipient) for n in notes] == [
-        ("chase", "mira@example.com"),
-        ("chase", "omar@example.com"),
-        ("chase", "ops@example.com"),
-    ]
     [entry] = ok(await call(engine, OMAR, "get_work"), "get_work")["items"]
+    item = entry["workItem"]["id"]
+    assert [(n.kind, n.step_id, n.recipients, n.work_item, n.at) for n in notes] == [
+        ("new_work", "chase", ("mira@example.com", "omar@example.com"), item, "2026-10-07T09:00:00Z"),
+        (
+            "overdue",
+            "chase",
+            ("mira@example.com", "omar@example.com", "ops@example.com"),
+            item,
+            "2026-10-07T13:00:00Z",
+        ),
+    ]
     assert entry["workItem"]["due"] == "2026-10-07T13:00:00Z"
     view = ok(await call(engine, OPS, "get_run", runId=run_id), "get_run")
     assert view["steps"][2]["overdue"] is True

@@ -1,8 +1,8 @@
 """Invariants of a data folder, read straight from its database after the server is gone.
 
 Each check returns readable lines, one per break, so a failing test names every one at once:
-- index tables equal to run documents: the runs columns, ready agent steps, open work items, timers
-  and input keys are exactly what the run document implies (`runtime.derive`);
+- index tables equal to run documents: the runs columns, ready agent steps, open work items, timers,
+  overdue steps and input keys are exactly what the run document implies (`runtime.derive`);
 - one lease holder: a step has a claim exactly when it is claimed, and its token is indexed to it;
 - no open work on ended runs: no unfinished step, claim, work item, index row or timer;
 - history in order: every step's completions are in time order, within the run's start and last
@@ -62,6 +62,7 @@ def _check(db: sqlite3.Connection, org: OrgConfig) -> tuple[list[str], int]:
             "ready_agent_steps": sorted(derived.agent_steps),
             "work_items": sorted(derived.work_items),
             "timers": sorted(derived.timers),
+            "overdue_steps": sorted(derived.overdue),
             "run_inputs": sorted((k, canonical(v)) for k, v in run.inputs.items()),
         }
         actual = {"runs": (state, outcome, updated_at), **rows_of}
@@ -90,6 +91,9 @@ def _index_rows(db: sqlite3.Connection, run_id: str, seq: int) -> dict[str, Any]
         "timers": sorted(
             db.execute("SELECT at, kind, step_id FROM timers WHERE run_id = ?", (run_id,)).fetchall()
         ),
+        "overdue_steps": sorted(
+            row[0] for row in db.execute("SELECT step_id FROM overdue_steps WHERE run_id = ?", (run_id,))
+        ),
         "run_inputs": sorted(
             db.execute("SELECT name, value FROM run_inputs WHERE run_seq = ?", (seq,)).fetchall()
         ),
@@ -117,7 +121,7 @@ def _ended(run: Run, rows: dict[str, Any]) -> list[str]:
     open_steps = [sid for sid, st in run.steps.items() if st.state in UNFINISHED or st.claim is not None]
     if open_steps or run.work_items or run.events:
         out.append(f"{run.id}: {run.state} with open steps {open_steps}, items {list(run.work_items)}")
-    for table in ("ready_agent_steps", "work_items", "timers"):
+    for table in ("ready_agent_steps", "work_items", "timers", "overdue_steps"):
         if rows[table]:
             out.append(f"{run.id}: {run.state} but {table} still holds {rows[table]}")
     return out

@@ -6,7 +6,6 @@ Import with `from http_support import ...`; the fixtures (`engine`, `server`, `c
 from __future__ import annotations
 
 import base64
-import textwrap
 import uuid
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -15,6 +14,8 @@ from typing import Any
 from jsonschema import Draft202012Validator
 
 from engine.org import OrgConfig
+from tests.support import processes
+from tests.support.envelopes import output_problems
 from tests.support.schemas import SCHEMA_FILES, validator
 
 AGENT = "a_screener"
@@ -72,12 +73,7 @@ def make_org() -> OrgConfig:
 
 
 def write_process(root: Path, text: str = SCREENING) -> Path:
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    return folder
+    return processes.write_process(root, text)
 
 
 def _validators() -> tuple[dict[str, Draft202012Validator], Draft202012Validator]:
@@ -98,6 +94,7 @@ def ok(envelope: dict[str, Any], tool: str) -> Any:
     assert envelope["ok"] is True, envelope
     problems = [f"{list(e.path)}: {e.message}" for e in RESULT_VALIDATORS[tool].iter_errors(envelope["data"])]
     assert problems == [], problems
+    assert output_problems(tool, envelope) == [], f"{tool}: the published output schema refuses its result"
     return envelope["data"]
 
 
@@ -107,6 +104,7 @@ def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) ->
     assert envelope["ok"] is False
     error = envelope["error"]
     assert [e.message for e in ERROR_VALIDATOR.iter_errors(error)] == []
+    assert output_problems("describe", envelope) == [], "the published output schema refuses an error"
     assert error["code"] == code, error
     if issues is not None:
         assert error.get("issues") == issues, error

@@ -174,10 +174,10 @@ async def test_an_exception_escaping_the_engine_is_answered_generically(
     ]
 
 
-async def test_each_call_is_logged_with_identity_tool_outcome_and_time(
+async def test_at_debug_each_call_is_logged_with_identity_tool_outcome_and_time(
     server: RunningServer, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.INFO, logger="apc.calls"):
+    with caplog.at_level(logging.DEBUG, logger="apc.calls"):
         async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
             await mira.call("describe")
             await mira.call("get_run", {"runId": "r_none"})

@@ -18,7 +18,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.client import McpAuthError, McpError, McpHttpClient, envelope_of
 from engine.http.endpoint import result_of
-from engine.tools.arguments import ARGUMENTS
+from engine.http.tool_meta import input_schema, output_schema
 from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 
 
@@ -51,7 +51,11 @@ async def test_list_tools_and_server_info(server: RunningServer, engine: Engine)
         tools = await client.list_tools()
         info = await client.initialize()
     assert [t["name"] for t in tools] == engine.tools
-    assert [t["inputSchema"] for t in tools] == [ARGUMENTS[name].model_json_schema() for name in engine.tools]
+    assert [t["inputSchema"] for t in tools] == [input_schema(name) for name in engine.tools]
+    assert [t["outputSchema"] for t in tools] == [output_schema(name) for name in engine.tools]
+    assert [t["annotations"]["readOnlyHint"] for t in tools] == [
+        name in ("describe", "list_processes", "get_run", "get_work", "list_runs") for name in engine.tools
+    ]
     assert info["serverInfo"]["name"] == "apc"
     assert info["capabilities"]["tools"] == {"listChanged": False}
 

@@ -14,6 +14,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from engine.core import Engine
 from engine.http.app import RunningServer
+from engine.http.tool_meta import input_schema, output_schema
 from engine.tools.arguments import ARGUMENTS
 from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 
@@ -65,9 +66,23 @@ async def test_tools_list_offers_every_engine_tool_with_its_argument_schema(
         listed = await session.list_tools()
     assert [tool.name for tool in listed.tools] == engine.tools
     assert {tool.name: tool.input_schema for tool in listed.tools} == {
-        name: ARGUMENTS[name].model_json_schema() for name in engine.tools
+        name: input_schema(name) for name in engine.tools
     }
-    assert all(tool.description for tool in listed.tools)
+    assert {tool.name: without_descriptions(tool.input_schema) for tool in listed.tools} == {
+        name: ARGUMENTS[name].model_json_schema() for name in engine.tools
+    }, "the argument models' schemas, with words added"
+    assert {tool.name: tool.output_schema for tool in listed.tools} == {
+        name: output_schema(name) for name in engine.tools
+    }
+    assert all(tool.description and tool.title for tool in listed.tools)
+
+
+def without_descriptions(schema: dict[str, Any]) -> dict[str, Any]:
+    stripped = json.loads(json.dumps(schema))
+    for table in [stripped["properties"], *(d["properties"] for d in stripped.get("$defs", {}).values())]:
+        for prop in table.values():
+            del prop["description"]
+    return stripped
 
 
 async def test_a_full_run_through_the_sdk_client(server: RunningServer) -> None:

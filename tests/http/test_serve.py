@@ -15,9 +15,10 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.datafolder import FolderLock, default_data_dir
 from engine.http.app import RunningServer
 from engine.http.client import McpHttpClient
-from engine.http.serve import ServeOptions, default_data_dir, serve
+from engine.http.serve import ServeOptions, serve
 from engine.org import OrgConfig
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
 from tests.support.ports import free_port
@@ -228,4 +229,42 @@ async def test_a_data_folder_that_cannot_be_made_exits_1(
     assert status == 1
     assert [r.getMessage() for r in caplog.records] == [
         f"cannot open the data folder {blocker / 'data'}: [Errno 20] Not a directory: '{blocker / 'data'}'"
+    ]
+
+
+async def test_port_0_serves_on_a_free_port_and_says_which(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=0)
+    stop = asyncio.Event()
+    ready: asyncio.Queue[RunningServer] = asyncio.Queue()
+    with caplog.at_level(logging.INFO, logger="apc.serve"):
+        task = asyncio.create_task(serve(options, stop=stop, on_ready=ready.put_nowait))
+        server = await ready.get()
+        try:
+            assert server.port != 0
+            assert server.url == f"http://127.0.0.1:{server.port}/mcp"
+            async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+                assert ok(await client.call("describe"), "describe")["protocol"] == "agentprocess"
+        finally:
+            stop.set()
+        assert await task == 0
+    assert any(r.getMessage().startswith(f"serving {server.url} ") for r in caplog.records)
+
+
+async def test_a_data_folder_in_use_exits_1_naming_its_holder(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    lock = FolderLock.acquire(data)
+    try:
+        options = ServeOptions(config=write_config(tmp_path), data=data, port=0)
+        with caplog.at_level(logging.ERROR, logger="apc.serve"):
+            status = await serve(options, stop=asyncio.Event())
+    finally:
+        lock.release()
+    assert status == 1
+    assert [r.getMessage() for r in caplog.records] == [
+        f"the data folder {data} is in use by process {os.getpid()}: stop it, or choose another folder with --data"
     ]

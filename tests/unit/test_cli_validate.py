@@ -216,3 +216,62 @@ def test_python_dash_m_engine_cli_runs_the_same_command(valid: Path) -> None:
 
     assert (done.returncode, done.stderr) == (0, "")
     assert json.loads(done.stdout)[0]["contentHash"] == HASH
+
+
+def test_files_that_are_no_process_documents_are_skipped_with_a_note(
+    valid: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme, answers = tmp_path / "README.md", tmp_path / "check-answers.toml"
+    readme.write_text("# Processes\n")
+    answers.write_text("[answers]\n")
+
+    assert cli.main(["validate", str(valid), str(readme), str(answers)]) == 0
+
+    out, err = capsys.readouterr()
+    assert out.splitlines() == [
+        f"{valid}: valid: demo (profiles: none; content hash {HASH})",
+        "1 valid, 0 invalid, 2 skipped",
+    ]
+    assert err.splitlines() == [
+        f"apc validate: skipped {readme}: a README, not a process document",
+        f"apc validate: skipped {answers}: not a PROCESS.md or .md file",
+    ]
+
+
+def test_skipped_files_leave_the_exit_status_to_the_documents(
+    invalid: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    notes = tmp_path / "notes.txt"
+    notes.write_text("not a process\n")
+
+    assert cli.main(["validate", "--json", str(invalid), str(notes)]) == 1
+
+    out, err = capsys.readouterr()
+    assert [r["path"] for r in json.loads(out)] == [str(invalid)]
+    assert err == f"apc validate: skipped {notes}: not a PROCESS.md or .md file\n"
+
+
+def test_nothing_left_to_validate_is_a_usage_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    readme = tmp_path / "readme.md"
+    readme.write_text("# Notes\n")
+
+    assert cli.main(["validate", str(readme)]) == 2
+
+    assert capsys.readouterr().err.splitlines() == [
+        f"apc validate: skipped {readme}: a README, not a process document",
+        "apc validate: error: nothing to validate: every path was skipped",
+    ]
+
+
+def test_the_documented_glob_over_the_sample_folder_validates_every_sample(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    paths = sorted((REPO_DIR / "sample_processes").glob("*"))
+
+    assert cli.main(["validate", *map(str, paths)]) == 0
+
+    out, err = capsys.readouterr()
+    assert out.splitlines()[-1] == "10 valid, 0 invalid, 2 skipped"
+    assert len(err.splitlines()) == 2

@@ -6,7 +6,7 @@ Marks (k9s style) select runs for a bulk cancel; the confirmation names how many
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TypedDict
 
 from rich.text import Text
 from textual import on
@@ -15,9 +15,11 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import DataTable, Input, Select, Static
 
 from console.actions import bindings
+from console.client.wire import Json, RunState, RunSummary
 from console.format import SortText, plain, stamp, value_text
+from console.messages import CancelRequested, Notice, OpenRun, RefreshRequested
 from console.palette import Palette
-from console.scoped import Scoped
+from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column, LiveTable
 
 COLUMNS = (
@@ -31,13 +33,21 @@ COLUMNS = (
     Column("updated", "Updated", 16),
     Column("inputs", "Inputs", 60),
 )
-STATES = ("active", "waiting", "ended", "cancelled")
+STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
 OVER = ("ended", "cancelled")
 
 
-def parse_input_filter(text: str) -> tuple[dict[str, Any], list[str]]:
+class RunsQuery(TypedDict, total=False):
+    """The `list_runs` filter the pane's filter bar asks for."""
+
+    process: str
+    state: RunState
+    inputs: dict[str, Json]
+
+
+def parse_input_filter(text: str) -> tuple[dict[str, Json], list[str]]:
     """`field=value, other=value` to an equality filter; a value is JSON when it parses, else a string."""
-    found: dict[str, Any] = {}
+    found: dict[str, Json] = {}
     problems: list[str] = []
     for part in (p.strip() for p in text.split(",")):
         if not part:
@@ -48,9 +58,10 @@ def parse_input_filter(text: str) -> tuple[dict[str, Any], list[str]]:
             continue
         raw = raw.strip()
         try:
-            found[name.strip()] = json.loads(raw)
+            value: Json = json.loads(raw)
         except json.JSONDecodeError:
-            found[name.strip()] = raw
+            value = raw
+        found[name.strip()] = value
     return found, problems
 
 
@@ -58,9 +69,11 @@ class RunsPane(Scoped, Vertical):
     SCOPE = "runs"
     BINDINGS = bindings("runs")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, permissions: Permissions, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.runs: dict[str, dict[str, Any]] = {}
+        self.permissions = permissions
+        self.palette = Palette()
+        self.runs: dict[str, RunSummary] = {}
         self.marked: set[str] = set()
         self.pages = 1
         self.more = False
@@ -87,21 +100,22 @@ class RunsPane(Scoped, Vertical):
             return self.more
         return True
 
-    def query_arguments(self) -> tuple[dict[str, Any], list[str]]:
+    def query_arguments(self) -> tuple[RunsQuery, list[str]]:
         """The `list_runs` filter as typed, and what in it could not be read."""
-        arguments: dict[str, Any] = {}
+        arguments: RunsQuery = {}
         process = self.query_one("#runs-process", Input).value.strip()
         if process:
             arguments["process"] = process
         state = self.query_one("#runs-state", Select).value
-        if state is not Select.NULL:
-            arguments["state"] = state
+        chosen = next((s for s in STATES if s == state), None)
+        if chosen is not None:
+            arguments["state"] = chosen
         inputs, problems = parse_input_filter(self.query_one("#runs-inputs", Input).value)
         if inputs:
             arguments["inputs"] = inputs
         return arguments, problems
 
-    def show(self, runs: list[dict[str, Any]], more: bool, palette: Palette, problems: list[str]) -> None:
+    def show(self, runs: list[RunSummary], more: bool, palette: Palette, problems: list[str]) -> None:
         fresh = {run["id"]: run for run in runs}
         if self.loaded:
             self._announce_ended(fresh)
@@ -111,7 +125,7 @@ class RunsPane(Scoped, Vertical):
         self.marked &= set(fresh)
         self.redraw(palette, problems)
 
-    def _announce_ended(self, fresh: dict[str, dict[str, Any]]) -> None:
+    def _announce_ended(self, fresh: dict[str, RunSummary]) -> None:
         """One toast for one run that ended, one line for several, so a busy server does not bury the screen."""
         ended = [
             run
@@ -122,13 +136,16 @@ class RunsPane(Scoped, Vertical):
         ]
         if len(ended) == 1:
             run = ended[0]
-            outcome = f": {run['outcome']}" if run.get("outcome") else ""
-            self.apc.toast(f"Run {run['id']} {run['state']}{outcome} ({run['process']})", live=True)
+            outcome = f": {run['outcome']}" if run["outcome"] else ""
+            self.post_message(
+                Notice(f"Run {run['id']} {run['state']}{outcome} ({run['process']})", live=True)
+            )
         elif ended:
-            outcomes = ", ".join(run.get("outcome") or run["state"] for run in ended)
-            self.apc.toast(f"{len(ended)} runs ended ({outcomes})", live=True)
+            outcomes = ", ".join(run["outcome"] or run["state"] for run in ended)
+            self.post_message(Notice(f"{len(ended)} runs ended ({outcomes})", live=True))
 
     def redraw(self, palette: Palette, problems: list[str] | None = None) -> None:
+        self.palette = palette
         rows = [(run_id, self.row(run, palette)) for run_id, run in self.runs.items()]
         self.table.sync(rows)
         parts = [f"{len(self.runs)} runs"]
@@ -144,22 +161,22 @@ class RunsPane(Scoped, Vertical):
         )
         self.sync_bindings()
 
-    def row(self, run: dict[str, Any], palette: Palette) -> list[Text]:
+    def row(self, run: RunSummary, palette: Palette) -> list[Text]:
         state_style = {"ended": palette.success, "cancelled": palette.muted, "waiting": palette.warning}.get(
             run["state"], palette.accent
         )
-        if run["state"] == "ended" and run.get("outcome") in ("failed", "rejected"):
+        if run["state"] == "ended" and run["outcome"] in ("failed", "rejected"):
             state_style = palette.error
-        inputs = ", ".join(f"{k}={value_text(v, 40)}" for k, v in (run.get("inputs") or {}).items())
+        inputs = ", ".join(f"{k}={value_text(v, 40)}" for k, v in run["inputs"].items())
         return [
             SortText("●" if run["id"] in self.marked else " ", palette.accent),
             plain(run["id"]),
             plain(run["process"]),
-            plain(run.get("version")),
+            plain(run["version"]),
             plain(run["state"], state_style),
-            plain(run.get("outcome") or ""),
-            plain(stamp(run.get("startedAt"))),
-            plain(stamp(run.get("updatedAt"))),
+            plain(run["outcome"] or ""),
+            plain(stamp(run["startedAt"])),
+            plain(stamp(run["updatedAt"])),
             plain(inputs),
         ]
 
@@ -179,7 +196,7 @@ class RunsPane(Scoped, Vertical):
     def _filter_changed(self) -> None:
         self.pages = 1
         self.table.focus()
-        self.apc.reload_soon()
+        self.post_message(RefreshRequested())
 
     def action_filter(self) -> None:
         self.query_one("#runs-inputs", Input).focus()
@@ -187,26 +204,30 @@ class RunsPane(Scoped, Vertical):
     def action_open_run(self) -> None:
         run_id = self.selected_id()
         if run_id is not None:
-            self.apc.open_run(run_id)
+            self.post_message(OpenRun(run_id))
 
     def action_toggle_mark(self) -> None:
         run_id = self.selected_id()
         if run_id is None:
             return
         self.marked ^= {run_id}
-        self.redraw(self.apc.palette)
+        self.redraw(self.palette)
         self.table.action_cursor_down()
 
     def action_cancel_run(self) -> None:
         run_id = self.selected_id()
         if run_id is not None:
-            self.apc.confirm_cancel([self.runs[run_id]])
+            self.post_message(CancelRequested([self.runs[run_id]]))
 
     def action_bulk_cancel(self) -> None:
         marked = [self.runs[run_id] for run_id in self.table.keys if run_id in self.marked]
         if marked:
-            self.apc.confirm_cancel(marked)
+            self.post_message(CancelRequested(marked))
+
+    def unmark(self, run_ids: set[str]) -> None:
+        """Forget the marks of runs a bulk action is done with."""
+        self.marked -= run_ids
 
     def action_load_more(self) -> None:
         self.pages += 1
-        self.apc.reload_soon()
+        self.post_message(RefreshRequested())

@@ -1,11 +1,14 @@
 """One run in full: header, steps timeline with each completion and its history, evidence, the map
 with the current position, the body, and the inputs. Decide, cancel and send events from here.
+
+The screen is given the run as read (`RunDetail`) and asks the app, by message, for every action.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from dataclasses import dataclass
+from datetime import datetime
 
 from rich.text import Text
 from textual import on
@@ -15,15 +18,19 @@ from textual.screen import Screen
 from textual.widgets import DataTable, Footer, Markdown, Static, TabbedContent, TabPane
 
 from console.actions import bindings
+from console.answer import CURRENT
+from console.client.wire import PersonWorkEntry, RunView, StepView
 from console.format import due, plain, pretty, stamp
 from console.map.layout import draw_process_map
+from console.messages import CancelRequested, DecideRequested, EventRequested
 from console.palette import Palette
-from console.scoped import Scoped
-from console.screens.evidence import EvidencePane
+from console.panes.evidence import EvidencePane
+from console.render import BarOf, Line, step_data_lines, to_text, work_item_lines
+from console.scoped import Permissions, Scoped
 from console.screens.main import focus_into
-from console.views import BarOf, Line, step_data_lines, to_text, work_item_lines
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
+from engine.document.model import Process
 
 COLUMNS = (
     Column("step", "Step", 18),
@@ -33,13 +40,26 @@ COLUMNS = (
     Column("at", "At", 16),
     Column("due", "Due", 10),
 )
-CURRENT = ("ready", "claimed", "waiting")
 
 
-def header_lines(view: dict[str, Any], palette: Palette) -> list[Line]:
+def no_bars(step_id: str) -> BarOf | None:
+    return None
+
+
+@dataclass(frozen=True)
+class RunDetail:
+    """A run as the app read it: the view, the document of its version (None from a server that does
+    not hand documents out), and per step the bar each verdict question had to clear."""
+
+    view: RunView
+    document: Process | None = None
+    bars: Callable[[str], BarOf | None] = no_bars
+
+
+def header_lines(view: RunView, palette: Palette) -> list[Line]:
     run = view["run"]
-    mode = " · TEST RUN" if run.get("mode") == "test" else ""
-    outcome = f" ({run['outcome']})" if run.get("outcome") else ""
+    mode = " · TEST RUN" if run["mode"] == "test" else ""
+    outcome = f" ({run['outcome']})" if run["outcome"] else ""
     state_style = palette.accent if run["state"] in ("active", "waiting") else palette.muted
     lines: list[Line] = [
         (
@@ -47,14 +67,14 @@ def header_lines(view: dict[str, Any], palette: Palette) -> list[Line]:
             f"bold {state_style}",
         ),
         (
-            f"started by {run.get('startedBy')} at {stamp(run.get('startedAt'))} · updated {stamp(run.get('updatedAt'))}",
+            f"started by {run['startedBy']} at {stamp(run['startedAt'])} · updated {stamp(run['updatedAt'])}",
             palette.muted,
         ),
     ]
-    ended = run.get("ended")
-    if isinstance(ended, dict):
-        note = f": {ended['note']}" if ended.get("note") else ""
-        lines.append((f"ended by {ended.get('by')} at {stamp(ended.get('at'))}{note}", palette.warning))
+    ended = run["ended"]
+    if ended is not None:
+        note = f": {ended['note']}" if ended["note"] else ""
+        lines.append((f"ended by {ended['by']} at {stamp(ended['at'])}{note}", palette.warning))
     return lines
 
 
@@ -62,13 +82,18 @@ class RunScreen(Scoped, Screen[None]):
     SCOPE = "run"
     BINDINGS = bindings("run")
 
-    def __init__(self, run_id: str) -> None:
+    def __init__(self, run_id: str, permissions: Permissions) -> None:
         super().__init__()
         self.run_id = run_id
-        self.view: dict[str, Any] | None = None
+        self.permissions = permissions
+        self.detail: RunDetail | None = None
+        self.palette = Palette()
         self._body: str | None = None
-        self._map_key: tuple[Any, ...] | None = None
-        self._bars: Callable[[str], BarOf | None] = lambda step_id: None
+        self._map_key: tuple[object, ...] | None = None
+
+    @property
+    def view(self) -> RunView | None:
+        return None if self.detail is None else self.detail.view
 
     def compose(self) -> ComposeResult:
         yield Static(Text(f"run {self.run_id} · loading…"), id="run-header")
@@ -78,7 +103,7 @@ class RunScreen(Scoped, Screen[None]):
                 with VerticalScroll(classes="detail", id="step-detail-box"):
                     yield Static("", id="step-detail")
             with TabPane("Evidence", id="run-evidence"):
-                yield EvidencePane(id="evidence-pane")
+                yield EvidencePane(self.permissions, id="evidence-pane")
             with TabPane("Map", id="run-map"):
                 yield MapView(id="run-map-view")
             with TabPane("Body", id="run-body"), VerticalScroll(can_focus=True):
@@ -91,37 +116,33 @@ class RunScreen(Scoped, Screen[None]):
     def table(self) -> LiveTable:
         return self.query_one("#steps-table", LiveTable)
 
+    @property
+    def evidence(self) -> EvidencePane:
+        return self.query_one("#evidence-pane", EvidencePane)
+
     def action_ready(self, action: str) -> bool:
-        if self.view is None:
+        view = self.view
+        if view is None:
             return action == "close"
-        over = self.view["run"]["state"] in ("ended", "cancelled")
+        over = view["run"]["state"] in ("ended", "cancelled")
         if action == "decide":
-            return bool(self.view.get("workItems"))
+            return bool(view["workItems"])
         if action in ("cancel_run", "send_event"):
             return not over
         return True
 
-    async def on_mount(self) -> None:
+    def on_mount(self) -> None:
         self.table.focus()
-        await self.reload()
 
-    async def reload(self) -> None:
-        answer = await self.apc.client.get_run(self.run_id)
-        if not answer.get("ok"):
-            self.apc.report_error(f"run {self.run_id}", answer)
-            return
-        await self.show(answer["data"])
-
-    async def show(self, view: dict[str, Any]) -> None:
-        palette, now = self.apc.palette, self.apc.now()
-        self.view = view
-        self._bars = await self.apc.check_bars(view["run"]["process"], int(view["run"]["version"]))
+    async def show(self, detail: RunDetail, now: datetime, palette: Palette) -> None:
+        self.detail, self.palette = detail, palette
+        view = detail.view
         self.query_one("#run-header", Static).update(to_text(header_lines(view, palette)))
-        data_steps = (view.get("data") or {}).get("steps") or {}
+        data_steps = view["data"]["steps"]
         rows = []
-        for step in view.get("steps") or ():
-            record = data_steps.get(step["id"]) or {}
-            state = step.get("state")
+        for step in view["steps"]:
+            record = data_steps.get(step["id"])
+            state = step["state"]
             style = {"done": palette.success, "failed": palette.error, "cancelled": palette.muted}.get(
                 str(state), palette.current if state in CURRENT else palette.muted
             )
@@ -132,58 +153,55 @@ class RunScreen(Scoped, Screen[None]):
                         plain(step["id"]),
                         plain(step["kind"]),
                         plain(state or "—", style),
-                        plain(record.get("by", "")),
-                        plain(stamp(record.get("at"))),
-                        due(now, step.get("due"), palette.warning, step.get("overdue"))
-                        if step.get("due")
-                        else plain(""),
+                        plain(record.get("by", "") if record else ""),
+                        plain(stamp(record.get("at") if record else None)),
+                        _due(step, now, palette),
                     ],
                 )
             )
         self.table.sync(rows)
         self._show_step()
-        self.query_one("#evidence-pane", EvidencePane).show(view, palette)
-        self.query_one("#run-inputs-text", Static).update(
-            Text(pretty((view.get("data") or {}).get("inputs") or {}))
-        )
-        if view.get("body") != self._body:
-            self._body = view.get("body")
-            await self.query_one("#run-body-text", Markdown).update(str(self._body or ""))
-        await self._show_map(view)
+        self.evidence.show(view, palette)
+        self.query_one("#run-inputs-text", Static).update(Text(pretty(view["data"]["inputs"])))
+        if view["body"] != self._body:
+            self._body = view["body"]
+            await self.query_one("#run-body-text", Markdown).update(self._body)
+        self._show_map(detail, palette)
         self.sync_bindings()
 
-    async def _show_map(self, view: dict[str, Any]) -> None:
+    def _show_map(self, detail: RunDetail, palette: Palette) -> None:
+        view = detail.view
         run = view["run"]
-        states = tuple((s["id"], s.get("state")) for s in view.get("steps") or ())
-        key = (run["process"], run["version"], states, self.apc.theme)
+        states = tuple((s["id"], s["state"]) for s in view["steps"])
+        key = (run["process"], run["version"], states, palette)
         if key == self._map_key:
             return
         self._map_key = key
-        document = await self.apc.document(run["process"], int(run["version"]))
         view_widget = self.query_one("#run-map-view", MapView)
-        if document is None:
-            lines = [f"{s['id']} · {s['kind']} · {s.get('state') or '—'}" for s in view.get("steps") or ()]
+        if detail.document is None:
+            lines = [f"{s['id']} · {s['kind']} · {s['state'] or '—'}" for s in view["steps"]]
             note = (
                 "This server does not hand out process documents, so the map cannot be drawn. Steps in order:"
             )
-            view_widget.show(None, self.apc.palette, note + "\n" + "\n".join(lines))
+            view_widget.show(None, palette, note + "\n" + "\n".join(lines))
             return
-        view_widget.show(draw_process_map(document, dict(states)), self.apc.palette)
+        view_widget.show(draw_process_map(detail.document, dict(states)), palette)
 
     def _show_step(self) -> None:
         detail = self.query_one("#step-detail", Static)
         key = self.table.current_key
-        if self.view is None or key is None:
+        if self.detail is None or key is None:
             detail.update("")
             return
-        palette, bar = self.apc.palette, self._bars(key)
-        step = next((s for s in self.view.get("steps") or () if s["id"] == key), {"id": key, "kind": "?"})
-        lines: list[Line] = [(f"{key} · {step['kind']} · {step.get('state') or 'not reached'}", "bold")]
-        for item in self.view.get("workItems") or ():
-            if item.get("stepId") == key:
+        view, palette, bar = self.detail.view, self.palette, self.detail.bars(key)
+        step = next((s for s in view["steps"] if s["id"] == key), None)
+        kind, state = (step["kind"], step["state"]) if step is not None else ("?", None)
+        lines: list[Line] = [(f"{key} · {kind} · {state or 'not reached'}", "bold")]
+        for item in view["workItems"]:
+            if item["stepId"] == key:
                 lines.append(("open work item", palette.accent))
                 lines += [(f"  {text}", style) for text, style in work_item_lines(item, palette, bar)]
-        lines += step_data_lines(((self.view.get("data") or {}).get("steps") or {}).get(key), palette, bar)
+        lines += step_data_lines(view["data"]["steps"].get(key), palette, bar)
         detail.update(to_text(lines))
 
     @on(TabbedContent.TabActivated, "#run-tabs")
@@ -194,36 +212,42 @@ class RunScreen(Scoped, Screen[None]):
     def _highlighted(self) -> None:
         self._show_step()
 
-    def entry_for_decision(self) -> dict[str, Any] | None:
+    def entry_for_decision(self) -> PersonWorkEntry | None:
         """The open work item of the selected step, else the first open one, in `get_work` shape."""
-        if self.view is None or not self.view.get("workItems"):
+        view = self.view
+        if view is None or not view["workItems"]:
             return None
-        items = self.view["workItems"]
-        item = next((i for i in items if i.get("stepId") == self.table.current_key), items[0])
-        run = self.view["run"]
-        entry = {
+        items = view["workItems"]
+        item = next((i for i in items if i["stepId"] == self.table.current_key), items[0])
+        run = view["run"]
+        return {
             "runId": run["id"],
             "process": run["process"],
             "version": run["version"],
             "mode": run["mode"],
+            "workItem": item,
         }
-        return {**entry, "workItem": item}
 
     def action_decide(self) -> None:
         entry = self.entry_for_decision()
         if entry is not None:
-            self.apc.open_decision(entry)
+            self.post_message(DecideRequested(entry))
 
     def action_cancel_run(self) -> None:
         if self.view is not None:
-            self.apc.confirm_cancel([self.view["run"]])
+            self.post_message(CancelRequested([self.view["run"]]))
 
     def action_send_event(self) -> None:
         if self.view is not None:
-            self.apc.ask_event(self.view)
+            self.post_message(EventRequested(self.view))
 
     def action_show_map(self) -> None:
         self.query_one("#run-tabs", TabbedContent).active = "run-map"
 
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _due(step: StepView, now: datetime, palette: Palette) -> Text:
+    value = step.get("due")
+    return due(now, value, palette.warning, step.get("overdue")) if value else plain("")

@@ -9,30 +9,42 @@ so the bar shown is the server default and says so.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Literal
 
+from console.client.wire import Limits, VerdictQuestion
 from engine.document.model import CheckQuestion, Process
 
 Bars = Mapping[str, str]
 """Question text (`ask`) to the bar it had to clear, for one step."""
 
 
-def _figure(value: Any) -> str:
-    return "—" if value is None else f"{value:g}" if isinstance(value, (int, float)) else str(value)
+def _default(
+    limits: Limits | None, key: Literal["checkPass", "checkFail", "checkConfidence"]
+) -> float | None:
+    """The server's default threshold; unknown (None) when `describe` could not be read."""
+    return None if limits is None else limits[key]
 
 
-def _yes_no(pass_at: Any, fail_below: Any) -> str:
+def _figure(value: float | None) -> str:
+    return "—" if value is None else f"{value:g}"
+
+
+def _yes_no(pass_at: float | None, fail_below: float | None) -> str:
     fail = f"fail < {_figure(fail_below)}" if fail_below is not None else "fail below that"
     return f"pass ≥ {_figure(pass_at)}, {fail}"
 
 
-def question_bar(question: CheckQuestion, limits: Mapping[str, Any]) -> str:
+def question_bar(question: CheckQuestion, limits: Limits | None) -> str:
     """The question's thresholds, each left unwritten in the document taken from the server's limits."""
     if question.kind == "yes_no":
-        pass_at = limits.get("checkPass") if question.pass_at is None else question.pass_at
-        fail_below = limits.get("checkFail") if question.fail_below is None else question.fail_below
+        pass_at = question.pass_at if question.pass_at is not None else limits and limits["checkPass"]
+        fail_below = (
+            question.fail_below if question.fail_below is not None else limits and limits["checkFail"]
+        )
         return _yes_no(pass_at, fail_below)
-    confidence = limits.get("checkConfidence") if question.confidence is None else question.confidence
+    confidence = (
+        question.confidence if question.confidence is not None else limits and limits["checkConfidence"]
+    )
     if question.kind == "choice":
         unsure = f"; unsure: {', '.join(question.unsure_choices)}" if question.unsure_choices else ""
         passing = f"pass: {', '.join(question.pass_choices)}{unsure}"
@@ -41,14 +53,14 @@ def question_bar(question: CheckQuestion, limits: Mapping[str, Any]) -> str:
     return f"{passing}; confidence ≥ {_figure(confidence)}"
 
 
-def default_bar(kind: str, limits: Mapping[str, Any]) -> str:
+def default_bar(kind: str, limits: Limits | None) -> str:
     """What a console without the document can say: the server's defaults for the question's kind."""
     if kind == "yes_no":
-        return "server default " + _yes_no(limits.get("checkPass"), limits.get("checkFail"))
-    return f"server default confidence ≥ {_figure(limits.get('checkConfidence'))}"
+        return "server default " + _yes_no(_default(limits, "checkPass"), _default(limits, "checkFail"))
+    return f"server default confidence ≥ {_figure(_default(limits, 'checkConfidence'))}"
 
 
-def step_bars(document: Process | None, step_id: str, limits: Mapping[str, Any]) -> Bars:
+def step_bars(document: Process | None, step_id: str, limits: Limits | None) -> Bars:
     """Each of the step's questions to its bar; empty without the document or a `check` on the step."""
     if document is None:
         return {}
@@ -58,7 +70,7 @@ def step_bars(document: Process | None, step_id: str, limits: Mapping[str, Any])
     return {question.ask: question_bar(question, limits) for question in step.check}
 
 
-def bar_for(question: Mapping[str, Any], bars: Bars, limits: Mapping[str, Any]) -> str:
+def bar_for(question: VerdictQuestion, bars: Bars, limits: Limits | None) -> str:
     """The step's own bar for this verdict question when known, else the server default for its kind."""
-    ask = str(question.get("ask"))
-    return bars[ask] if ask in bars else default_bar(str(question.get("kind")), limits)
+    ask = question["ask"]
+    return bars[ask] if ask in bars else default_bar(question["kind"], limits)

@@ -6,7 +6,7 @@ the document itself, which only the embedded engine hands out, so those tabs say
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
 
 from textual import on
 from textual.app import ComposeResult
@@ -14,14 +14,17 @@ from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Markdown, Static, TabbedContent, TabPane
 
 from console.actions import bindings
+from console.client.wire import ProcessSummary
 from console.format import plain
 from console.map.layout import draw_process_map
+from console.messages import StartRunRequested
 from console.modals.fields import declared_fields
 from console.palette import Palette
-from console.scoped import Scoped
-from console.views import Line, to_text
+from console.render import Line, to_text
+from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
+from engine.document.model import Process
 
 COLUMNS = (
     Column("name", "Process", 26),
@@ -35,10 +38,10 @@ NO_DOCUMENT = (
 )
 
 
-def input_lines(process: dict[str, Any], palette: Palette) -> list[Line]:
-    lines: list[Line] = [(process.get("description", ""), ""), ("", "")]
-    fields = declared_fields(process.get("inputs"), "inputs")
-    lines.append((f"version {process.get('version')} · inputs", "bold"))
+def input_lines(process: ProcessSummary, palette: Palette) -> list[Line]:
+    lines: list[Line] = [(process["description"], ""), ("", "")]
+    fields = declared_fields(process["inputs"], "inputs")
+    lines.append((f"version {process['version']} · inputs", "bold"))
     for field in fields:
         extra = " (optional)" if field.optional else ""
         choices = f" one of {', '.join(map(str, field.one_of))}" if field.one_of else ""
@@ -46,7 +49,7 @@ def input_lines(process: dict[str, Any], palette: Palette) -> list[Line]:
         lines.append((f"  {field.name}: {field.type}{extra}{choices}{described}", ""))
     if not fields:
         lines.append(("  none", palette.muted))
-    systems = (process.get("requires") or {}).get("systems")
+    systems = process["requires"]["systems"] if "requires" in process else []
     if systems:
         lines.append(("requires access to: " + ", ".join(systems), palette.warning))
     return lines
@@ -56,9 +59,13 @@ class ProcessesPane(Scoped, Vertical):
     SCOPE = "processes"
     BINDINGS = bindings("processes")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, permissions: Permissions, *, id: str | None = None) -> None:
         super().__init__(id=id)
-        self.processes: dict[str, dict[str, Any]] = {}
+        self.permissions = permissions
+        self.palette = Palette()
+        self.processes: dict[str, ProcessSummary] = {}
+        self.documents: Mapping[str, Process | None] = {}
+        """By process name, the listed version's document; None where the server hands none out."""
         self._shown: str | None = None
 
     def compose(self) -> ComposeResult:
@@ -78,20 +85,24 @@ class ProcessesPane(Scoped, Vertical):
     def action_ready(self, action: str) -> bool:
         return self.table.current_key is not None
 
-    def show(self, processes: list[dict[str, Any]], palette: Palette) -> None:
+    def show(
+        self, processes: list[ProcessSummary], documents: Mapping[str, Process | None], palette: Palette
+    ) -> None:
         self.processes = {p["name"]: p for p in processes}
+        self.documents = documents
+        self.palette = palette
         rows = []
         for p in processes:
-            systems = ", ".join((p.get("requires") or {}).get("systems") or ())
+            systems = ", ".join(p["requires"]["systems"] if "requires" in p else ())
             rows.append(
                 (
                     p["name"],
                     [
                         plain(p["name"]),
-                        plain(p.get("version")),
-                        plain(", ".join(p.get("inputs") or {})),
+                        plain(p["version"]),
+                        plain(", ".join(p["inputs"])),
                         plain(systems),
-                        plain(p.get("description", "")),
+                        plain(p["description"]),
                     ],
                 )
             )
@@ -104,10 +115,9 @@ class ProcessesPane(Scoped, Vertical):
         if name is None or name == self._shown or name not in self.processes:
             return
         self._shown = name
-        process = self.processes[name]
-        palette = self.apc.palette
+        process, palette = self.processes[name], self.palette
         self.query_one("#process-info", Static).update(to_text(input_lines(process, palette)))
-        document = await self.apc.document(name, int(process.get("version", 0)))
+        document = self.documents.get(name)
         body = self.query_one("#process-body", Markdown)
         view = self.query_one("#process-map", MapView)
         if document is None:
@@ -129,4 +139,4 @@ class ProcessesPane(Scoped, Vertical):
     def action_start_selected(self) -> None:
         name = self.table.current_key
         if name is not None:
-            self.apc.start_run_of(self.processes[name])
+            self.post_message(StartRunRequested(self.processes[name]))

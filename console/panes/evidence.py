@@ -1,27 +1,28 @@
 """Every evidence item of a run: which step, the file's name and size, its hash, and whether the bytes
 served today still hash to what was recorded at upload (spec §5). Links are listed as stated.
+
+The pane is given the run view and, as the app reads each file back, what was served; it asks the
+app to view, save or copy what is selected.
 """
 
 from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any
 
 from rich.text import Text
-from textual import on, work
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
 from console.actions import bindings
-from console.client.envelope import failure
 from console.client.files import FetchedFile
+from console.client.wire import RecordedEvidence, RunView
 from console.format import plain
-from console.modals.common import AnswerDialog, PathDialog, TextDialog
+from console.messages import CopyRequested, Notice, SaveFileRequested, ViewTextRequested
 from console.palette import Palette
-from console.scoped import Scoped
+from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column, LiveTable
 
 COLUMNS = (
@@ -42,7 +43,7 @@ class EvidenceRow:
     key: str
     step: str
     attempt: str
-    item: dict[str, Any]
+    item: RecordedEvidence
 
 
 @dataclass(frozen=True)
@@ -56,40 +57,50 @@ class Checked:
     content: bytes
 
 
-def evidence_rows(view: dict[str, Any]) -> list[EvidenceRow]:
+FileCheck = Checked | str
+"""What was served for a file, or why it could not be read."""
+
+
+def evidence_rows(view: RunView) -> list[EvidenceRow]:
     """Current and earlier attempts of every step, plus a candidate held for a person."""
     rows: list[EvidenceRow] = []
-    steps = (view.get("data") or {}).get("steps") or {}
-    for step_id, data in steps.items():
-        history = data.get("history") or []
-        for number, entry in enumerate(history, 1):
+    for step_id, data in view["data"]["steps"].items():
+        for number, entry in enumerate(data["history"], 1):
             for index, item in enumerate(entry.get("evidence") or ()):
                 rows.append(EvidenceRow(f"{step_id}/h{number}/{index}", step_id, f"#{number}", item))
         for index, item in enumerate(data.get("evidence") or ()):
             rows.append(EvidenceRow(f"{step_id}/c/{index}", step_id, "current", item))
-    for work_item in view.get("workItems") or ():
-        candidate = (work_item.get("escalation") or {}).get("candidate") or {}
-        for index, item in enumerate(candidate.get("evidence") or ()):
+    for work_item in view["workItems"]:
+        escalation = work_item["escalation"]
+        candidate = escalation.get("candidate") if escalation is not None else None
+        for index, item in enumerate((candidate or {}).get("evidence") or ()):
             rows.append(EvidenceRow(f"{work_item['stepId']}/held/{index}", work_item["stepId"], "held", item))
     return rows
 
 
-def check_file(item: dict[str, Any], fetched: FetchedFile) -> Checked:
+def check_file(item: RecordedEvidence, fetched: FetchedFile) -> Checked:
     digest = hashlib.sha256(fetched.content).hexdigest()
     return Checked(
         fetched.file_name, len(fetched.content), digest, digest == item.get("sha256"), fetched.content
     )
 
 
+def file_key(item: RecordedEvidence) -> str:
+    """Files never change, so what was served is kept by reference and hash."""
+    return f"{item.get('ref')}:{item.get('sha256')}"
+
+
 class EvidencePane(Scoped, Vertical):
     SCOPE = "evidence"
     BINDINGS = bindings("evidence")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, permissions: Permissions, *, id: str | None = None) -> None:
         super().__init__(id=id)
+        self.permissions = permissions
+        self.palette = Palette()
         self.rows: dict[str, EvidenceRow] = {}
-        self.checked: dict[str, Checked | str] = {}
-        """By `ref:sha256` (files never change): what was served, or why it could not be read."""
+        self.checked: dict[str, FileCheck] = {}
+        """By `file_key`: what was served, or why it could not be read."""
 
     def compose(self) -> ComposeResult:
         yield LiveTable(COLUMNS, id="evidence-table")
@@ -104,35 +115,43 @@ class EvidencePane(Scoped, Vertical):
         if row is None:
             return False
         if action in ("view_file", "save_file"):
-            return isinstance(self.checked.get(_cache_key(row.item)), Checked)
+            return isinstance(self.checked.get(file_key(row.item)), Checked)
         return True
 
     def selected(self) -> EvidenceRow | None:
         key = self.table.current_key
         return None if key is None else self.rows.get(key)
 
-    def show(self, view: dict[str, Any], palette: Palette) -> None:
+    def show(self, view: RunView, palette: Palette) -> None:
         rows = evidence_rows(view)
         self.rows = {row.key: row for row in rows}
-        self.table.sync([(row.key, self._cells(row, palette)) for row in rows])
-        files = sum(1 for row in rows if row.item.get("kind") == "file")
+        self.palette = palette
+        files = sum(1 for row in rows if row.item["kind"] == "file")
         self.query_one("#evidence-status", Static).update(
             Text(f"{len(rows)} items, {files} files · v view · S save · c copy URL", style="dim")
         )
-        pending = [
-            row for row in rows if row.item.get("kind") == "file" and _cache_key(row.item) not in self.checked
-        ]
-        if pending:
-            self.verify(pending)
+        self.redraw()
+
+    def unchecked(self) -> list[RecordedEvidence]:
+        """The files shown that have not been read back yet."""
+        found = {file_key(r.item): r.item for r in self.rows.values() if r.item["kind"] == "file"}
+        return [item for key, item in found.items() if key not in self.checked]
+
+    def record(self, item: RecordedEvidence, result: FileCheck) -> None:
+        """What was served for one file (the app reads them back); `redraw` shows it."""
+        self.checked[file_key(item)] = result
+
+    def redraw(self) -> None:
+        self.table.sync([(row.key, self._cells(row, self.palette)) for row in self.rows.values()])
         self.sync_bindings()
 
     def _cells(self, row: EvidenceRow, palette: Palette) -> list[Text]:
         item = row.item
         sha = str(item.get("sha256") or "")
-        if item.get("kind") != "file":
-            name, size, match = plain(item.get("ref")), plain(""), plain("link", palette.muted)
+        if item["kind"] != "file":
+            name, size, match = plain(item["ref"]), plain(""), plain("link", palette.muted)
         else:
-            checked = self.checked.get(_cache_key(item))
+            checked = self.checked.get(file_key(item))
             if isinstance(checked, Checked):
                 name = plain(checked.name or "")
                 size = plain(checked.size)
@@ -150,30 +169,14 @@ class EvidencePane(Scoped, Vertical):
                 )
         return [
             plain(row.step),
-            plain(item.get("kind")),
+            plain(item["kind"]),
             name,
             match,
             size,
             plain(sha[:16]),
             plain(row.attempt),
-            plain(item.get("ref")),
+            plain(item["ref"]),
         ]
-
-    @work(group="evidence-verify", exclusive=True)
-    async def verify(self, rows: list[EvidenceRow]) -> None:
-        for row in rows:
-            url = row.item.get("url")
-            if not url:
-                self.checked[_cache_key(row.item)] = "no URL"
-                continue
-            fetched = await self.apc.client.fetch_file(str(url))
-            if isinstance(fetched, FetchedFile):
-                self.checked[_cache_key(row.item)] = check_file(row.item, fetched)
-            else:
-                self.checked[_cache_key(row.item)] = "unreadable"
-        palette = self.apc.palette
-        self.table.sync([(row.key, self._cells(row, palette)) for row in self.rows.values()])
-        self.sync_bindings()
 
     @on(DataTable.RowHighlighted, "#evidence-table")
     def _highlighted(self) -> None:
@@ -187,7 +190,7 @@ class EvidencePane(Scoped, Vertical):
         row = self.selected()
         if row is None:
             return None
-        checked = self.checked.get(_cache_key(row.item))
+        checked = self.checked.get(file_key(row.item))
         return (row, checked) if isinstance(checked, Checked) else None
 
     def action_view_file(self) -> None:
@@ -195,47 +198,28 @@ class EvidencePane(Scoped, Vertical):
         if found is None:
             return
         row, checked = found
-        title = f"{checked.name or row.item.get('ref')} · {row.step} · {checked.size} bytes"
+        title = f"{checked.name or row.item['ref']} · {row.step} · {checked.size} bytes"
         if checked.size > MAX_VIEW_BYTES:
-            self.apc.toast("This file is too large to view here; save it instead.", severity="warning")
+            self.post_message(
+                Notice("This file is too large to view here; save it instead.", severity="warning")
+            )
             return
         try:
             text = checked.content.decode("utf-8")
         except UnicodeDecodeError:
-            self.apc.toast("This file is not text; save it to open it elsewhere.", severity="warning")
+            self.post_message(
+                Notice("This file is not text; save it to open it elsewhere.", severity="warning")
+            )
             return
-        self.app.push_screen(TextDialog(title, text))
+        self.post_message(ViewTextRequested(title, text))
 
     def action_save_file(self) -> None:
         found = self._checked()
-        if found is None:
-            return
-        row, checked = found
-        default = str(Path.cwd() / (checked.name or str(row.item.get("ref"))))
-
-        def save(path: str | None) -> None:
-            if path is None:
-                return
-            target = Path(path).expanduser()
-            try:
-                target.write_bytes(checked.content)
-            except OSError as exc:
-                self.app.push_screen(
-                    AnswerDialog("Save failed", failure("invalid", f"could not write {target}: {exc}"))
-                )
-                return
-            self.apc.toast(f"Saved {checked.size} bytes to {target}")
-
-        self.app.push_screen(PathDialog(f"Save {checked.name or row.item.get('ref')} to", default), save)
+        if found is not None:
+            row, checked = found
+            self.post_message(SaveFileRequested(checked.name or row.item["ref"], checked.content))
 
     def action_copy_url(self) -> None:
         row = self.selected()
-        if row is None:
-            return
-        value = str(row.item.get("url") or row.item.get("ref"))
-        self.app.copy_to_clipboard(value)
-        self.apc.toast(f"Copied: {value}")
-
-
-def _cache_key(item: dict[str, Any]) -> str:
-    return f"{item.get('ref')}:{item.get('sha256')}"
+        if row is not None:
+            self.post_message(CopyRequested(row.item.get("url") or row.item["ref"]))

@@ -6,9 +6,9 @@ process, kind, overdue) and the sort (age or due) are applied here, not by re-as
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from datetime import datetime
-from typing import Any
+from datetime import UTC, datetime
 
 from rich.text import Text
 from textual import on
@@ -17,6 +17,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, DataTable, Input, Select, Static
 
 from console.actions import bindings
+from console.client.wire import PersonWorkEntry
 from console.format import (
     Cell,
     SortText,
@@ -28,10 +29,12 @@ from console.format import (
     is_late,
     one_line,
     plain,
+    sort_value,
 )
+from console.messages import DecideRequested, Notice, OpenRun
 from console.palette import Palette
-from console.scoped import Scoped
-from console.views import to_text, work_item_lines
+from console.render import to_text, work_item_lines
+from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column, LiveTable
 
 COLUMNS = (
@@ -49,19 +52,23 @@ KINDS = ("approve", "task", "escalation")
 SORTS = ("age", "due")
 
 
-def item_key(entry: dict[str, Any]) -> str:
+Clock = Callable[[], datetime]
+"""The time now, as the connection's clock tells it (a demo's runs faster)."""
+
+
+def item_key(entry: PersonWorkEntry) -> str:
     return f"{entry['runId']}/{entry['workItem']['id']}"
 
 
-def item_kind(entry: dict[str, Any]) -> str:
+def item_kind(entry: PersonWorkEntry) -> str:
     item = entry["workItem"]
-    return "escalation" if item.get("escalation") else str(item.get("kind"))
+    return "escalation" if item["escalation"] else item["kind"]
 
 
-def checked_escalation(entry: dict[str, Any]) -> bool:
+def checked_escalation(entry: PersonWorkEntry) -> bool:
     """Escalated by an unsure check (a held candidate waits), not by an agent or a person asking."""
-    escalation = entry["workItem"].get("escalation")
-    return isinstance(escalation, dict) and isinstance(escalation.get("check"), dict)
+    escalation = entry["workItem"]["escalation"]
+    return escalation is not None and escalation.get("check") is not None
 
 
 @dataclass(frozen=True)
@@ -72,7 +79,7 @@ class WorkFilter:
     needle: str
     by_due: bool
 
-    def admits(self, entry: dict[str, Any], now: datetime) -> bool:
+    def admits(self, entry: PersonWorkEntry, now: datetime) -> bool:
         item = entry["workItem"]
         if self.process is not None and entry["process"] != self.process:
             return False
@@ -86,7 +93,7 @@ class WorkFilter:
                     entry["process"],
                     entry["runId"],
                     item["stepId"],
-                    str(item.get("text", "")),
+                    item["text"],
                     assignee(item.get("assignedTo")),
                     item_kind(entry),
                     "check" if checked_escalation(entry) else "",
@@ -114,7 +121,7 @@ class _ClockCell:
 class _CachedRow:
     """A row as last shown: its entry, its fixed cells, and its two clock cells."""
 
-    entry: dict[str, Any]
+    entry: PersonWorkEntry
     palette: Palette
     cells: tuple[Text, ...]
     since: str | None = None
@@ -122,10 +129,10 @@ class _CachedRow:
     due: _ClockCell = field(default_factory=_ClockCell)
 
 
-def _static_cells(entry: dict[str, Any], palette: Palette) -> tuple[Text, ...]:
+def _static_cells(entry: PersonWorkEntry, palette: Palette) -> tuple[Text, ...]:
     """Every cell that does not move with the clock: flags, kind, process, run, step, assignee, text."""
     item = entry["workItem"]
-    escalated, test = bool(item.get("escalation")), entry.get("mode") == "test"
+    escalated, test = bool(item["escalation"]), entry["mode"] == "test"
     unsure = checked_escalation(entry)
     flag_style = palette.error if unsure else palette.warning if escalated else (palette.test if test else "")
     flag = "?" if unsure else "⚑" if escalated else " "
@@ -144,12 +151,18 @@ class WorkPane(Scoped, Vertical):
     SCOPE = "work"
     BINDINGS = bindings("work")
 
-    def __init__(self, *, id: str | None = None) -> None:
+    def __init__(self, permissions: Permissions, clock: Clock, *, id: str | None = None) -> None:
+        """`clock` tells the time when a filter changes between reads, to say what is overdue."""
         super().__init__(id=id)
-        self.entries: dict[str, dict[str, Any]] = {}
+        self.permissions = permissions
+        self.clock = clock
+        self.palette = Palette()
+        self.entries: dict[str, PersonWorkEntry] = {}
         self.updated: dict[str, str] = {}
         """Run id to the run's `updatedAt`: an item is as old as the last change to its run."""
         self.loaded = False
+        self.last_read = datetime.fromtimestamp(0, UTC)
+        """When the queue was last read: an item overdue now but not then is announced."""
         self._process_names: list[str] = []
         self._rows: dict[str, _CachedRow] = {}
 
@@ -182,15 +195,16 @@ class WorkPane(Scoped, Vertical):
     # data
 
     def show(
-        self, entries: list[dict[str, Any]], updated: dict[str, str], now: datetime, palette: Palette
+        self, entries: list[PersonWorkEntry], updated: dict[str, str], now: datetime, palette: Palette
     ) -> None:
-        """Take a fresh read; toasts for what is new or newly overdue, then redraw only what changed."""
+        """Take a fresh read; notices for what is new or newly overdue, then redraw only what changed."""
         fresh = {item_key(e): e for e in entries}
         if self.loaded:
             self._announce(fresh, now)
         self.entries = fresh
         self.updated = updated
         self.loaded = True
+        self.last_read = now
         self._refresh_process_filter()
         self.redraw(now, palette)
 
@@ -199,28 +213,32 @@ class WorkPane(Scoped, Vertical):
         self.entries = {}
         self.loaded = False
 
-    def _announce(self, fresh: dict[str, dict[str, Any]], now: datetime) -> None:
+    def _announce(self, fresh: dict[str, PersonWorkEntry], now: datetime) -> None:
         new = [e for key, e in fresh.items() if key not in self.entries]
         if len(new) == 1:
             e = new[0]
-            self.apc.toast(
-                f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
-                live=True,
+            self.post_message(
+                Notice(
+                    f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
+                    live=True,
+                )
             )
         elif new:
-            self.apc.toast(f"{len(new)} new work items", live=True)
+            self.post_message(Notice(f"{len(new)} new work items", live=True))
         late = [
             e
             for key, e in fresh.items()
-            if is_late(now, e["workItem"].get("due"))
+            if is_late(now, e["workItem"]["due"])
             and key in self.entries
-            and not is_late(self.apc.last_now, self.entries[key]["workItem"].get("due"))
+            and not is_late(self.last_read, self.entries[key]["workItem"]["due"])
         ]
         for e in late:
-            self.apc.toast(
-                f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
-                severity="warning",
-                live=True,
+            self.post_message(
+                Notice(
+                    f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
+                    severity="warning",
+                    live=True,
+                )
             )
 
     def _refresh_process_filter(self) -> None:
@@ -247,7 +265,7 @@ class WorkPane(Scoped, Vertical):
             by_due=self.query_one("#work-sort", Select).value == "due",
         )
 
-    def row(self, key: str, entry: dict[str, Any], now: datetime, palette: Palette) -> list[Text]:
+    def row(self, key: str, entry: PersonWorkEntry, now: datetime, palette: Palette) -> list[Text]:
         """The row's cells; cells whose content is unchanged are the very objects shown before."""
         cached = self._rows.get(key)
         if cached is None or cached.entry != entry or cached.palette != palette:
@@ -259,17 +277,18 @@ class WorkPane(Scoped, Vertical):
             cached.since = since
             cached.age = cached.age.next(age_cell(now, since))
         if moment >= cached.due.until:
-            cached.due = cached.due.next(due_cell(now, entry["workItem"].get("due"), palette.warning))
+            cached.due = cached.due.next(due_cell(now, entry["workItem"]["due"], palette.warning))
         flags, kind, process, run, step, assigned, text = cached.cells
         return [flags, kind, process, run, step, cached.age.text, cached.due.text, assigned, text]
 
     def redraw(self, now: datetime, palette: Palette) -> None:
+        self.palette = palette
         chosen = self.filters()
         rows = [
             (key, self.row(key, e, now, palette)) for key, e in self.entries.items() if chosen.admits(e, now)
         ]
         column = 6 if chosen.by_due else 5
-        rows.sort(key=lambda row: row[1][column].sort_value)  # type: ignore[attr-defined]
+        rows.sort(key=lambda row: sort_value(row[1][column]))
         self.table.sync(rows)
         for key in set(self._rows) - set(self.entries):
             del self._rows[key]
@@ -288,7 +307,7 @@ class WorkPane(Scoped, Vertical):
         if not isinstance(shown, Text) or (shown.plain, shown.spans) != (text.plain, text.spans):
             detail.update(text)
 
-    def selected(self) -> dict[str, Any] | None:
+    def selected(self) -> PersonWorkEntry | None:
         key = self.table.current_key
         return None if key is None else self.entries.get(key)
 
@@ -296,7 +315,7 @@ class WorkPane(Scoped, Vertical):
 
     @on(DataTable.RowHighlighted, "#work-table")
     def _highlighted(self) -> None:
-        self._show_detail(self.apc.palette)
+        self._show_detail(self.palette)
         self.sync_bindings()
 
     @on(DataTable.RowSelected, "#work-table")
@@ -308,7 +327,7 @@ class WorkPane(Scoped, Vertical):
     @on(Checkbox.Changed, "#work-overdue")
     def _filters_changed(self) -> None:
         if self.loaded:
-            self.redraw(self.apc.now(), self.apc.palette)
+            self.redraw(self.clock(), self.palette)
 
     @on(Input.Submitted, "#work-filter")
     def _filter_done(self) -> None:
@@ -319,7 +338,7 @@ class WorkPane(Scoped, Vertical):
 
     def _cycle(self, select_id: str, values: list[str]) -> None:
         select = self.query_one(select_id, Select)
-        options: list[Any] = [Select.NULL, *values]
+        options: list[object] = [Select.NULL, *values]
         current = select.value
         select.value = (
             options[(options.index(current) + 1) % len(options)] if current in options else Select.NULL
@@ -341,9 +360,9 @@ class WorkPane(Scoped, Vertical):
     def action_decide(self) -> None:
         entry = self.selected()
         if entry is not None:
-            self.apc.open_decision(entry)
+            self.post_message(DecideRequested(entry))
 
     def action_open_run(self) -> None:
         entry = self.selected()
         if entry is not None:
-            self.apc.open_run(entry["runId"])
+            self.post_message(OpenRun(entry["runId"]))

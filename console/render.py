@@ -1,16 +1,16 @@
-"""Server shapes as readable lines: a work item, its handoff and escalation, a step's record, a verdict.
+"""Wire shapes as readable lines: a work item, its handoff and escalation, a step's record, a verdict.
 
-Pure functions from JSON to (text, style) lines, shared by the work queue, the run detail and the
-decision form, so a verdict or a handoff reads the same wherever it appears.
+Pure functions from the server's JSON to (text, style) lines, shared by the work queue, the run detail
+and the decision form, so a verdict or a handoff reads the same wherever it appears.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable
 
 from rich.text import Text
 
+from console.client.wire import Handoff, StepData, StepRecord, Verdict, VerdictQuestion, WorkItem
 from console.diff import RECORD_FIELDS, attempt_diffs
 from console.format import assignee, stamp, value_text
 from console.palette import Palette
@@ -18,8 +18,8 @@ from console.palette import Palette
 Line = tuple[str, str]
 """Text and a style (possibly empty)."""
 
-BarOf = Callable[[Mapping[str, Any]], str]
-"""A verdict question to the threshold it had to clear (console.checks); None shows no thresholds."""
+BarOf = Callable[[VerdictQuestion], str]
+"""A verdict question to the threshold it had to clear (console.verdict_bars); None shows no thresholds."""
 
 
 def to_text(lines: list[Line]) -> Text:
@@ -32,10 +32,10 @@ def to_text(lines: list[Line]) -> Text:
 
 
 def check_lines(
-    verdict: dict[str, Any] | None, palette: Palette, indent: str = "", bar: BarOf | None = None
+    verdict: Verdict | None, palette: Palette, indent: str = "", bar: BarOf | None = None
 ) -> list[Line]:
     """A verdict: what it was, whether it could block, what answered, then every question answered."""
-    if not isinstance(verdict, dict):
+    if verdict is None:
         return []
     styles = {"pass": palette.success, "fail": palette.error, "unsure": palette.warning}
     blocking = "advisory" if verdict.get("advisory") else "blocking"
@@ -62,14 +62,14 @@ def check_lines(
     return lines
 
 
-def handoff_lines(handoff: dict[str, Any] | None, palette: Palette, bar: BarOf | None = None) -> list[Line]:
-    if not isinstance(handoff, dict) or not handoff:
+def handoff_lines(handoff: Handoff | None, palette: Palette, bar: BarOf | None = None) -> list[Line]:
+    if not handoff:
         return []
     lines: list[Line] = [("handoff from the previous attempt", "bold")]
     if "progress" in handoff:
         lines.append((f"  progress: {handoff['progress']}", ""))
     returned = handoff.get("returned")
-    if isinstance(returned, dict):
+    if returned is not None:
         lines.append(
             (
                 f"  returned by {returned.get('by')} at {stamp(returned.get('at'))}: {returned.get('note')}",
@@ -83,7 +83,7 @@ def handoff_lines(handoff: dict[str, Any] | None, palette: Palette, bar: BarOf |
 
 
 def record_lines(
-    record: dict[str, Any], palette: Palette, indent: str = "", bar: BarOf | None = None
+    record: StepRecord, palette: Palette, indent: str = "", bar: BarOf | None = None
 ) -> list[Line]:
     """One completion of a step: output, summary, route and reason, decision and note, evidence, check."""
     lines: list[Line] = []
@@ -95,15 +95,17 @@ def record_lines(
     elif by:
         lines.append((f"{indent}done by {by}", palette.muted))
     if record.get("note"):
-        lines.append((f"{indent}note: {record['note']}", ""))
+        lines.append((f"{indent}note: {record.get('note')}", ""))
     output = record.get("output")
-    if isinstance(output, dict) and output:
+    if output:
         lines.append((f"{indent}output", palette.muted))
         lines += [(f"{indent}  {name}: {value_text(value)}", "") for name, value in output.items()]
     if record.get("summary"):
-        lines.append((f"{indent}summary: {record['summary']}", ""))
+        lines.append((f"{indent}summary: {record.get('summary')}", ""))
     if record.get("next"):
-        lines.append((f"{indent}next: {record['next']} — reason: {record.get('reason', '')}", palette.accent))
+        lines.append(
+            (f"{indent}next: {record.get('next')} — reason: {record.get('reason', '')}", palette.accent)
+        )
     for item in record.get("evidence") or ():
         sha = f" sha256 {str(item['sha256'])[:16]}…" if item.get("sha256") else ""
         lines.append((f"{indent}evidence {item.get('kind')}: {item.get('ref')}{sha}", ""))
@@ -111,14 +113,12 @@ def record_lines(
     return lines
 
 
-def step_data_lines(
-    step_data: dict[str, Any] | None, palette: Palette, bar: BarOf | None = None
-) -> list[Line]:
+def step_data_lines(step_data: StepData | None, palette: Palette, bar: BarOf | None = None) -> list[Line]:
     """The current completion, then each earlier attempt with what changed against the one before."""
-    if not isinstance(step_data, dict):
+    if step_data is None:
         return [("not completed", palette.muted)]
     found = attempt_diffs(step_data)
-    has_current = _is_current(step_data)
+    has_current = any(key in step_data for key in RECORD_FIELDS)
     lines: list[Line] = []
     for number in range(len(found), 0, -1):
         entry, changes = found[number - 1]
@@ -131,11 +131,7 @@ def step_data_lines(
     return lines or [("not completed", palette.muted)]
 
 
-def _is_current(step_data: dict[str, Any]) -> bool:
-    return any(key in step_data for key in RECORD_FIELDS)
-
-
-def work_item_lines(item: dict[str, Any], palette: Palette, bar: BarOf | None = None) -> list[Line]:
+def work_item_lines(item: WorkItem, palette: Palette, bar: BarOf | None = None) -> list[Line]:
     """A work item as its assignee reads it before deciding."""
     lines: list[Line] = [(str(item.get("text", "")), "")]
     lines.append(
@@ -145,8 +141,8 @@ def work_item_lines(item: dict[str, Any], palette: Palette, bar: BarOf | None = 
         )
     )
     escalation = item.get("escalation")
-    if isinstance(escalation, dict):
-        if isinstance(escalation.get("check"), dict):
+    if escalation is not None:
+        if escalation.get("check") is not None:
             lines.append(("escalated by an unsure check: the submission is held for you to decide", "bold"))
         lines.append(
             (
@@ -156,14 +152,14 @@ def work_item_lines(item: dict[str, Any], palette: Palette, bar: BarOf | None = 
         )
         lines += check_lines(escalation.get("check"), palette, "  ", bar)
         candidate = escalation.get("candidate")
-        if isinstance(candidate, dict):
+        if candidate is not None:
             lines.append(("  held candidate:", "bold"))
             lines += record_lines(candidate, palette, "    ", bar)
     lines += handoff_lines(item.get("handoff"), palette, bar)
     routes = item.get("next")
-    if isinstance(routes, list):
+    if routes is not None:
         lines.append(("routes:", "bold"))
         lines += [(f"  → {r.get('to')}" + (f": {r['when']}" if r.get("when") else ""), "") for r in routes]
-    decisions = (item.get("decide") or {}).get("decisions") or []
+    decisions = item["decide"]["decisions"]
     lines.append((f"decisions: {', '.join(decisions)}", palette.muted))
     return lines

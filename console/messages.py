@@ -1,0 +1,100 @@
+"""What panes, screens and dialogs ask of the app: each posts one of these, the app handles it with
+`@on` and hands the work to `Flows`. Data goes down as arguments; requests come up as messages, so a
+pane never reaches into the app and can be mounted and tested in a bare `App`.
+
+To add a request: a class here (named for what is asked, with what it needs to be done), a post in
+the pane, a `@on` handler in `ApcApp` that calls a method of `Flows`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from textual.message import Message
+from textual.notifications import SeverityLevel
+
+from console.client.wire import PersonWorkEntry, ProcessSummary, Run, RunSummary, RunView
+
+
+class ConsoleMessage(Message):
+    """Every request to the app; a test app can record them all by handling this one."""
+
+
+class OpenRun(ConsoleMessage):
+    """Show this run in full."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+
+class DecideRequested(ConsoleMessage):
+    """Open the decision form for this work item (in `get_work` shape)."""
+
+    def __init__(self, entry: PersonWorkEntry) -> None:
+        super().__init__()
+        self.entry = entry
+
+
+class CancelRequested(ConsoleMessage):
+    """Ask for the reason, then cancel each of these runs."""
+
+    def __init__(self, runs: Sequence[Run | RunSummary]) -> None:
+        super().__init__()
+        self.runs = tuple(runs)
+
+
+class EventRequested(ConsoleMessage):
+    """Ask for an event's name and data, then send it to this run."""
+
+    def __init__(self, view: RunView) -> None:
+        super().__init__()
+        self.view = view
+
+
+class StartRunRequested(ConsoleMessage):
+    """Open the inputs form to start a run of this process."""
+
+    def __init__(self, process: ProcessSummary) -> None:
+        super().__init__()
+        self.process = process
+
+
+class RefreshRequested(ConsoleMessage):
+    """Read what is on screen again now (a filter changed, another page is wanted)."""
+
+
+class Notice(ConsoleMessage):
+    """Tell the operator something. `live` notices (new work, a run ended) do not cover a dialog."""
+
+    def __init__(self, text: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
+        super().__init__()
+        self.text = text
+        self.severity: SeverityLevel = severity
+        self.live = live
+
+
+class ViewTextRequested(ConsoleMessage):
+    """Show this text (an evidence file) in a viewer."""
+
+    def __init__(self, title: str, text: str) -> None:
+        super().__init__()
+        self.title = title
+        self.text = text
+
+
+class SaveFileRequested(ConsoleMessage):
+    """Ask where to save these bytes (an evidence file), then write them there."""
+
+    def __init__(self, name: str, content: bytes) -> None:
+        super().__init__()
+        self.name = name
+        self.content = content
+
+
+class CopyRequested(ConsoleMessage):
+    """Put this text on the clipboard."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__()
+        self.text = text

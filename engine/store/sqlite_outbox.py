@@ -1,0 +1,165 @@
+"""The outbox in SQLite: notifications, and their deliveries to the `[[notify]]` targets.
+
+A notification is written in the transaction of the change it reports, with one delivery row per
+target that wants its kind. Deliverers claim due rows on a connection of their own (never the engine's
+writer), in one `BEGIN IMMEDIATE` statement that marks them with an owner and a lease, so several
+servers on one database file never take one row at once, and a row whose owner died is due again
+when its lease ends. Only the owner of the current claim (same owner, same attempt) can record its end.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import aiosqlite
+
+from engine.store.base import AttemptResult, Delivery
+from engine.store.state import Notification, stamp_of_wire
+
+MIGRATION = """
+CREATE TABLE outbox (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
+    run_id TEXT NOT NULL, process TEXT NOT NULL, step_id TEXT, recipients TEXT NOT NULL, at TEXT NOT NULL,
+    test INTEGER NOT NULL, work_item TEXT, outcome TEXT);
+INSERT INTO outbox (id, kind, run_id, process, step_id, recipients, at, test)
+    SELECT 'n_' || n.id, n.kind, n.run_id, COALESCE(r.process, ''), n.step_id, json_array(n.recipient), n.at,
+        n.test
+    FROM notifications n LEFT JOIN runs r ON r.id = n.run_id ORDER BY n.id;
+DROP TABLE notifications;
+CREATE INDEX outbox_run ON outbox (run_id, seq);
+CREATE TABLE deliveries (
+    id INTEGER PRIMARY KEY AUTOINCREMENT, notification_seq INTEGER NOT NULL REFERENCES outbox (seq),
+    target TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_at TEXT,
+    claimed_by TEXT, last_error TEXT, delivered_at TEXT, given_up_at TEXT,
+    UNIQUE (notification_seq, target));
+CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
+CREATE INDEX deliveries_notification ON deliveries (notification_seq);
+"""
+"""Schema 3: one outbox row per event (its recipients together), and a delivery per target. Version 1
+and 2 rows (one per recipient, never delivered) are kept as notifications of one recipient each."""
+
+_NOTE_COLS = (
+    "o.id, o.kind, o.run_id, o.process, o.step_id, o.recipients, o.at, o.test, o.work_item, o.outcome"
+)
+_DELIVERY_COLS = (
+    "d.id, d.target, d.state, d.attempts, d.next_at, d.last_error, d.delivered_at, d.given_up_at, "
+    + _NOTE_COLS
+)
+_DELIVERIES = f"SELECT {_DELIVERY_COLS} FROM deliveries d JOIN outbox o ON o.seq = d.notification_seq"
+
+
+async def insert(
+    conn: aiosqlite.Connection, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+) -> None:
+    for note in notes:
+        cur = await conn.execute(
+            "INSERT INTO outbox (id, kind, run_id, process, step_id, recipients, at, test, work_item, outcome) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                note.id,
+                note.kind,
+                note.run_id,
+                note.process,
+                note.step_id,
+                json.dumps(list(note.recipients)),
+                note.at,
+                int(note.test),
+                note.work_item,
+                note.outcome,
+            ),
+        )
+        targets = deliver_to(note.kind)
+        if targets:
+            state, due = ("test", None) if note.test else ("pending", stamp_of_wire(note.at))
+            await conn.executemany(
+                "INSERT INTO deliveries (notification_seq, target, state, next_at) VALUES (?, ?, ?, ?)",
+                [(cur.lastrowid, url, state, due) for url in targets],
+            )
+
+
+async def notifications(conn: aiosqlite.Connection, run_id: str | None) -> list[Notification]:
+    sql = f"SELECT {_NOTE_COLS} FROM outbox o"
+    args: tuple[str, ...] = ()
+    if run_id is not None:
+        sql, args = sql + " WHERE o.run_id = ?", (run_id,)
+    async with conn.execute(sql + " ORDER BY o.seq", args) as cur:
+        return [_notification(row) for row in await cur.fetchall()]
+
+
+async def deliveries(conn: aiosqlite.Connection, run_id: str | None) -> list[Delivery]:
+    sql = _DELIVERIES
+    args: tuple[str, ...] = ()
+    if run_id is not None:
+        sql, args = sql + " WHERE o.run_id = ?", (run_id,)
+    async with conn.execute(sql + " ORDER BY d.id", args) as cur:
+        return [_delivery(row) for row in await cur.fetchall()]
+
+
+async def claim(
+    conn: aiosqlite.Connection, owner: str, now: str, lease_until: str, limit: int
+) -> list[Delivery]:
+    """One statement takes the rows (the write lock is the database's), then they are read back."""
+    async with conn.execute(
+        "UPDATE deliveries SET claimed_by = ?, next_at = ?, attempts = attempts + 1 WHERE id IN "
+        "(SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?) "
+        "RETURNING id",
+        (owner, lease_until, now, limit),
+    ) as cur:
+        ids = [row[0] for row in await cur.fetchall()]
+    if not ids:
+        return []
+    marks = ",".join("?" * len(ids))
+    async with conn.execute(f"{_DELIVERIES} WHERE d.id IN ({marks}) ORDER BY d.next_at, d.id", ids) as cur:
+        return [_delivery(row) for row in await cur.fetchall()]
+
+
+async def record(conn: aiosqlite.Connection, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+    delivered = result.at if result.state == "delivered" else None
+    given_up = result.at if result.state == "given_up" else None
+    async with conn.execute(
+        "UPDATE deliveries SET state = ?, next_at = ?, last_error = COALESCE(?, last_error), "
+        "delivered_at = ?, given_up_at = ?, claimed_by = NULL "
+        "WHERE id = ? AND claimed_by = ? AND attempts = ? AND state = 'pending' RETURNING id",
+        (
+            result.state,
+            result.retry_at if result.state == "pending" else None,
+            result.error,
+            delivered,
+            given_up,
+            delivery.id,
+            owner,
+            delivery.attempts,
+        ),
+    ) as cur:
+        return await cur.fetchone() is not None
+
+
+def _notification(row: Any) -> Notification:
+    return Notification(
+        id=row[0],
+        kind=row[1],
+        run_id=row[2],
+        process=row[3],
+        step_id=row[4],
+        recipients=tuple(json.loads(row[5])),
+        at=row[6],
+        test=bool(row[7]),
+        work_item=row[8],
+        outcome=row[9],
+    )
+
+
+def _delivery(row: Any) -> Delivery:
+    return Delivery(
+        id=row[0],
+        notification=_notification(row[8:]),
+        target=row[1],
+        state=row[2],
+        attempts=row[3],
+        next_at=row[4],
+        last_error=row[5],
+        delivered_at=row[6],
+        given_up_at=row[7],
+    )
