@@ -4,7 +4,6 @@ check named for that behaviour when the runner runs the matching group through i
 
 from __future__ import annotations
 
-import dataclasses
 import secrets
 from collections.abc import Callable
 from pathlib import Path
@@ -15,8 +14,8 @@ import pytest
 from conform.runner import RunOptions, run
 from engine.document import fields
 from engine.runtime.machine import Machine
-from engine.store.sqlite import SqliteStore
 from engine.tools import errors, runs, views
+from engine.tools.replays import Replays
 from tests.conform.conform_support import served
 
 
@@ -25,15 +24,17 @@ def _precedence(order: tuple[str, ...]) -> Callable[[pytest.MonkeyPatch], None]:
 
 
 def _replay_new_token(mp: pytest.MonkeyPatch) -> None:
-    original = SqliteStore.get_request
+    original = Replays.open
 
-    async def get_request(self: SqliteStore, request_id: str) -> Any:
-        record = await original(self, request_id)
-        if record is not None and record.tool == "claim":
-            record = dataclasses.replace(record, result={**record.result, "token": secrets.token_urlsafe(32)})
-        return record
+    def open_replay(
+        self: Replays, request_id: str, identity: str, tool: str, recorded: Any
+    ) -> tuple[bool, Any]:
+        readable, result = original(self, request_id, identity, tool, recorded)
+        if readable and tool == "claim":
+            result = {**result, "token": secrets.token_urlsafe(32)}
+        return readable, result
 
-    mp.setattr(SqliteStore, "get_request", get_request)
+    mp.setattr(Replays, "open", open_replay)
 
 
 def _snapshot_unchecked(mp: pytest.MonkeyPatch) -> None:
@@ -50,7 +51,7 @@ def _without_timers(kind: str) -> Callable[[pytest.MonkeyPatch], None]:
         timers = Machine.timers
         mp.setattr(Machine, "timers", lambda self: [t for t in timers(self) if t[1] != kind])
         if kind == "lease":
-            mp.setattr(Machine, "expire_leases", lambda self: None)
+            mp.setattr(Machine, "_end_lease", lambda self, step_id: None)
 
     return breaks
 
