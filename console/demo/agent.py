@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import base64
 import contextlib
+import json
 import random
 import uuid
 from collections.abc import Callable, Sequence
@@ -25,9 +26,12 @@ from console.demo.control import AgentState, DemoControl
 from console.demo.handoff import Handoff
 from console.demo.link import AgentLink, LinkError
 from console.demo.pace import Pace
-from console.demo.revise import CheckLine, Context, check_lines, revise
+from console.demo.relations import Relations
+from console.demo.revise import CheckLine, Context, check_lines, named_fields, revise
+from console.demo.scene import Scene
 from console.demo.work import Draft, Where, evidence_items, incomplete, repair, sentences, summary
 from console.demo.work import draft as draft_work
+from engine.document.fields import parse_fields
 
 RETRY_ATTEMPTS = 3
 BLOCKERS = (
@@ -76,8 +80,11 @@ class DemoAgent:
         seed: int = 0,
         control: DemoControl | None = None,
         people: Sequence[str] = (),
+        relations: Relations | None = None,
     ) -> None:
         self.name = name
+        self.seed = seed
+        self.relations = relations or Relations()
         self._new_link = link
         self.pace = pace
         self.behaviour = behaviour or AgentBehaviour()
@@ -163,12 +170,23 @@ class DemoAgent:
 
     async def _work(self, item: dict[str, Any], claim: dict[str, Any]) -> None:
         step = claim["step"]
+        data = claim.get("data") or {}
         job = _Job(
             step=step,
             where=Where(item["process"], item["runId"], step["id"], self.name, claim["mode"]),
             handoff=Handoff.read(claim.get("handoff")),
             lease=_Lease(claim["token"], parse_stamp_wire(claim["expiresAt"])),
-            context=Context(claim.get("data") or {}, claim.get("body") or ""),
+            context=Context(data, claim.get("body") or ""),
+            scene=Scene(
+                item["process"],
+                f"{self.seed}:{item['runId']}",
+                self.pace.now(),
+                data,
+                claim.get("body") or "",
+                self.people,
+                self.relations,
+            ),
+            rework=Rework.read(step["id"], data, step.get("output")),
         )
         self.state.claimed += 1
         self.state.hold(f"{job.where.process} · {job.where.step_id}", job.where.run_id)
@@ -183,10 +201,13 @@ class DemoAgent:
         b = self.behaviour
         step, handoff, lease = job.step, job.handoff, job.lease
         fate, misjudge = self._fate(handoff)
-        work = draft_work(step, self.rng, self.pace.now(), self.people, misjudge=misjudge)
+        fresh = job.rework.fresh if job.rework is not None else None
+        work = draft_work(step, self.rng, job.scene, step_id=step["id"], misjudge=misjudge, fresh=fresh)
+        if job.rework is not None:
+            job.revisions.append(job.rework.sentence(work.output))
         if handoff.other_issues:
             wanted = step.get("evidence") or ()
-            work = repair(work, handoff.other_issues, self.rng, self.pace.now(), self.people, wanted)
+            work = repair(work, handoff.other_issues, self.rng, wanted)
         if handoff.check_lines:
             revision = revise(work, handoff.check_lines, self.rng, job.context, turn_over=False)
             job.revisions.append(revision.sentence())
@@ -292,7 +313,7 @@ class DemoAgent:
             return work
         if others:
             wanted = job.step.get("evidence") or ()
-            work = repair(work, others, self.rng, self.pace.now(), self.people, wanted)
+            work = repair(work, others, self.rng, wanted)
         if lines:
             revision = revise(work, lines, self.rng, job.context, turn_over=True)
             job.revisions.append(revision.sentence())
@@ -331,7 +352,9 @@ class DemoAgent:
         self.state.act(f"stopped answering on {job.where.step_id}; the lease will lapse", status="idle")
 
     async def _escalate(self, job: _Job, tried: Sequence[str], blocker: str | None = None) -> None:
-        blocker = blocker or self.rng.choice(BLOCKERS)
+        if blocker is None:
+            said = job.scene.words(job.where.step_id).escalate
+            blocker = job.scene.render(self.rng.choice(said), self.rng) if said else self.rng.choice(BLOCKERS)
         done = " ".join(tried) if tried else "Nothing yet."
         note = (
             f"Cannot finish {job.where.step_id}: {blocker}. What I did: {done} "
@@ -395,6 +418,8 @@ class _Job:
     handoff: Handoff
     lease: _Lease
     context: Context
+    scene: Scene
+    rework: Rework | None = None
     revisions: list[str] = field(default_factory=list)
     """A sentence per check revision, for the summary."""
     fixed: list[str] = field(default_factory=list)
@@ -403,6 +428,57 @@ class _Job:
     """The questions of the latest refusal by a check, if one refused this attempt."""
     reconsidered: int = 0
     """Resubmissions this attempt revised from a check's refusal."""
+
+
+@dataclass(frozen=True)
+class Rework:
+    """A step run again after an approver rejected it: the rejection's note, and what it asks to change.
+
+    The fields the note names (by name or in words) are drawn anew; everything else the run's facts
+    decide stays as the earlier attempt had it, so the history shows the change the note asked for.
+    """
+
+    note: str
+    by: str
+    before: dict[str, Any]
+    fresh: dict[str, str]
+
+    @classmethod
+    def read(cls, step_id: str, data: dict[str, Any], output: dict[str, Any] | None) -> Rework | None:
+        steps = data.get("steps") or {}
+        record = steps.get(step_id) or {}
+        history = record.get("history") or []
+        if "output" in record or not history:
+            return None
+        rejections = [
+            r
+            for r in steps.values()
+            if isinstance(r, dict) and r.get("decision") == "rejected" and r.get("note")
+        ]
+        if not rejections:
+            return None
+        latest = max(rejections, key=lambda r: str(r.get("at") or ""))
+        fields, _ = parse_fields(output or {}, "output")
+        salt = f"rework {len(history)}"
+        named = {f.name: salt for f in named_fields(latest["note"], fields)}
+        before: dict[str, Any] = next(
+            (h["output"] for h in reversed(history) if isinstance(h.get("output"), dict)), {}
+        )
+        return cls(latest["note"], str(latest.get("by") or "an approver"), before, named)
+
+    def sentence(self, output: dict[str, Any]) -> str:
+        changed = [
+            f"{name} from {_short_value(self.before.get(name))} to {_short_value(output.get(name))}"
+            for name in self.fresh
+            if self.before.get(name) != output.get(name)
+        ]
+        done = f"changed {', '.join(changed)}" if changed else "the figures it names check out unchanged"
+        return f"Reworked after {self.by} rejected it: '{self.note}'; {done}."
+
+
+def _short_value(value: Any) -> str:
+    text = json.dumps(value, ensure_ascii=False)
+    return text if len(text) <= 40 else text[:39] + "…"
 
 
 def _held(view: dict[str, Any], step_id: str) -> bool:

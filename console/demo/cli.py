@@ -15,6 +15,7 @@ from typing import TextIO
 
 from console.demo.headless import run_headless
 from console.demo.people import PeopleBehaviour
+from console.demo.relations import RelationsError
 from console.demo.system import DemoSettings
 from console.samples import no_samples, sample_folders
 from engine.datafolder import DataFolderInUse
@@ -134,7 +135,7 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         from console.demo.ui import run_ui
 
         return asyncio.run(run_ui(settings))
-    except (DataFolderInUse, OSError) as error:
+    except (DataFolderInUse, OSError, RelationsError) as error:
         print(f"apc demo: error: {error}", file=sys.stderr)
         return 1
 

@@ -75,6 +75,8 @@ async def run_headless(settings: DemoSettings, out: TextIO, *, time_limit: float
             out.write(f"checks answered by {system.engine.evaluator.model}\n")
         for name, issues in sorted(system.refused.items()):
             out.write(f"not published {name}: {'; '.join(issues)}\n")
+        for problem in system.relation_problems:
+            out.write(f"demo relations: {problem}\n")
         system.start()
         seen: set[str] = set()
         while time.monotonic() - began < time_limit:

@@ -22,7 +22,9 @@ from typing import Any, Protocol
 
 from console.demo.org import DemoOrg
 from console.demo.pace import Pace
+from console.demo.relations import Relations
 from console.demo.revise import Context, check_lines, edited_output, named_fields
+from console.demo.scene import Scene
 from console.demo.work import Where, draft, evidence_items, summary
 from engine.document.fields import parse_fields
 from engine.identity import Identity
@@ -75,11 +77,14 @@ class DemoPeople:
         *,
         behaviour: PeopleBehaviour | None = None,
         seed: int = 0,
+        relations: Relations | None = None,
     ) -> None:
         self.engine = engine
         self.org = org
         self.pace = pace
         self.behaviour = behaviour or PeopleBehaviour()
+        self.seed = seed
+        self.relations = relations or Relations()
         self.rng = random.Random(f"{seed}:people")
         self.decisions: Counter[str] = Counter()
         self._at: dict[str, datetime] = {}
@@ -150,10 +155,11 @@ class DemoPeople:
         roll = self.rng.random()
         escalation = item.get("escalation") or {}
         if "check" in escalation and "candidate" in escalation:
-            return self._held(person, item, escalation, roll)
+            scene = await self._scene(person, entry)
+            return self._held(person, item, escalation, roll, Context(dict(scene.data), scene.body))
         if kind == "approve":
             if roll < b.reject_share and (entry["runId"], item["stepId"]) not in self._rejected:
-                return "rejected", {"note": self.rng.choice(REJECT_NOTES)}, "approve:rejected"
+                return "rejected", {"note": await self._reject_note(person, entry)}, "approve:rejected"
             return "approved", {}, "approve:approved"
         if kind == "agent":
             handoff = item.get("handoff") or {}
@@ -167,7 +173,12 @@ class DemoPeople:
         return "completed", await self._completion(person, entry), f"{kind}:completed"
 
     def _held(
-        self, person: Identity, item: dict[str, Any], escalation: dict[str, Any], roll: float
+        self,
+        person: Identity,
+        item: dict[str, Any],
+        escalation: dict[str, Any],
+        roll: float,
+        context: Context,
     ) -> tuple[str, dict[str, Any], str]:
         """A submission an unsure check held: return it once with a note, edit it, or take it as is."""
         b = self.behaviour
@@ -183,7 +194,7 @@ class DemoPeople:
                 f"The check was unsure: {asked}. Rework {what} so it answers that plainly, then submit again."
             )
             return "returned", {"note": note[:4000]}, "check:returned"
-        edited = edited_output(item, candidate, lines, Context({}))
+        edited = edited_output(item, candidate, lines, context)
         if roll < b.check_return_share + b.check_edit_share and edited is not None:
             output, names = edited
             extra: dict[str, Any] = {
@@ -199,10 +210,32 @@ class DemoPeople:
             return "completed", extra, "check:edited"
         return "completed", {}, "check:completed"
 
+    async def _scene(self, person: Identity, entry: dict[str, Any]) -> Scene:
+        """The run as the person reads it (`get_run`), to build values from its inputs and outputs."""
+        view = await self.engine.call(person, "get_run", {"runId": entry["runId"]})
+        data = view["data"]["data"] if view["ok"] else {}
+        body = view["data"]["body"] if view["ok"] else ""
+        return Scene(
+            entry["process"],
+            f"{self.seed}:{entry['runId']}",
+            self.pace.now(),
+            data,
+            body,
+            self.org.person_pool,
+            self.relations,
+        )
+
+    async def _reject_note(self, person: Identity, entry: dict[str, Any]) -> str:
+        """A note naming what must change: the step's own words from the relations file, if any."""
+        scene = await self._scene(person, entry)
+        said = scene.words(entry["workItem"]["stepId"]).reject
+        return scene.render(self.rng.choice(said), self.rng) if said else self.rng.choice(REJECT_NOTES)
+
     async def _completion(self, person: Identity, entry: dict[str, Any]) -> dict[str, Any]:
         item = entry["workItem"]
         now = self.pace.now()
-        work = draft(item, self.rng, now, self.org.person_pool)
+        scene = await self._scene(person, entry)
+        work = draft(item, self.rng, scene, step_id=item["stepId"])
         where = Where(entry["process"], entry["runId"], item["stepId"], person.id, entry.get("mode", "live"))
 
         async def upload(file_name: str, content_type: str, content: bytes) -> str | None:

@@ -24,6 +24,7 @@ from console.demo.link import McpAgentLink
 from console.demo.org import REQUESTERS, DemoOrg, build_demo_org
 from console.demo.pace import ClockPace
 from console.demo.people import DemoPeople, PeopleBehaviour
+from console.demo.relations import FILE_NAME, Relations, load_relations
 from console.demo.story import RunStarter, scripted_showcase
 from console.resources import bundled
 from console.samples import publish_samples
@@ -68,6 +69,8 @@ class DemoSettings:
     check_answers: Path | None = Path("check-answers.toml")
     """Scripted check answers, relative to `samples`; the demo org gets the scripted evaluator when
     the file exists. None: no evaluator, so processes with a `check` are not published."""
+    relations: Path = Path(FILE_NAME)
+    """How generated values hang together (relations.py), relative to `samples`; none when missing."""
     poll_minutes: float = 0.5
     """Demo minutes between two looks at the queues and timers (bounded in real time, see `poll_seconds`)."""
     agent: AgentBehaviour = field(default_factory=AgentBehaviour)
@@ -105,6 +108,7 @@ class DemoSystem:
         server: RunningServer,
         data_dir: Path,
         own_dir: bool,
+        relations: Relations | None = None,
     ) -> None:
         self.settings = settings
         self.engine = engine
@@ -118,7 +122,10 @@ class DemoSystem:
         self.processes: dict[str, Process] = {}
         self.refused: dict[str, list[str]] = {}
         self.failures: list[str] = []
+        self.relation_problems: list[str] = []
+        """Places the relations file names that the published processes do not have."""
         self._tasks: list[asyncio.Task[None]] = []
+        self.relations = relations or Relations()
         self.starter = RunStarter(
             engine,
             self.processes,
@@ -126,6 +133,7 @@ class DemoSystem:
             people=org.person_pool,
             test_share=settings.test_share,
             seed=settings.seed,
+            relations=self.relations,
         )
         self.agents = [
             DemoAgent(
@@ -136,16 +144,20 @@ class DemoSystem:
                 seed=settings.seed,
                 control=self.control,
                 people=org.person_pool,
+                relations=self.relations,
             )
             for name in org.agents
         ]
-        self.people = DemoPeople(engine, org, self.pace, behaviour=settings.people, seed=settings.seed)
+        self.people = DemoPeople(
+            engine, org, self.pace, behaviour=settings.people, seed=settings.seed, relations=self.relations
+        )
         self.events = EventSource(
             engine, org.event_feed, self.pace, behaviour=settings.events, seed=settings.seed
         )
 
     @classmethod
     async def open(cls, settings: DemoSettings) -> DemoSystem:
+        relations = load_relations(settings.samples, str(settings.relations))
         own_dir = settings.data_dir is None
         data_dir = settings.data_dir or Path(tempfile.mkdtemp(prefix="apc-demo-"))
         clock = SystemClock(settings.speed)
@@ -166,7 +178,7 @@ class DemoSystem:
         except BaseException:
             await engine.close()
             raise
-        system = cls(settings, engine, org, clock, server, data_dir, own_dir)
+        system = cls(settings, engine, org, clock, server, data_dir, own_dir, relations)
         try:
             published, refused = await publish_samples(engine, settings.samples)
         except BaseException:
@@ -174,6 +186,7 @@ class DemoSystem:
             raise
         system.processes.update(published)
         system.refused.update(refused)
+        system.relation_problems = relations.problems(published)
         if settings.answers is not None:
             system.starter.showcase = scripted_showcase(settings.answers, published)
         return system

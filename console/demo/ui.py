@@ -44,6 +44,7 @@ def notices(system: DemoSystem) -> list[str]:
     shown += [
         f"Not published: {name}: {'; '.join(issues)}" for name, issues in sorted(system.refused.items())
     ]
+    shown += [f"Demo relations: {problem}" for problem in system.relation_problems]
     return shown
 
 

@@ -6,14 +6,18 @@ Import with `from demo_support import ...`; the fixtures are in conftest.py.
 from __future__ import annotations
 
 import uuid
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from console.demo.relations import Relations
+from console.demo.scene import Scene
 from engine.check import CheckConfig
 from engine.org import OrgConfig
 from tests.support.schemas import validator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
+NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
 OPERATOR = "op@example.com"
 OPERATOR_TOKEN = "tok-operator-op"
@@ -216,3 +220,19 @@ GET_RUN_RESULT = validator("tools/get_run.result.json")
 
 def schema_problems(view: dict[str, Any]) -> list[str]:
     return [f"{list(e.path)}: {e.message}" for e in GET_RUN_RESULT.iter_errors(view)]
+
+
+def scene(
+    process: str = "review",
+    *,
+    data: dict[str, Any] | None = None,
+    body: str = "",
+    people: tuple[str, ...] = (),
+    relations: Relations | None = None,
+    seed: str = "1:r_1",
+    now: datetime = NOW,
+) -> Scene:
+    """A scene for drafting outside a run: the relations of the samples only when given."""
+    return Scene(
+        process, seed, now, data or {"inputs": {}, "steps": {}}, body, people, relations or Relations()
+    )
