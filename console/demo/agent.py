@@ -23,12 +23,13 @@ from datetime import datetime
 from typing import Any
 
 from console.demo.control import AgentState, DemoControl
+from console.demo.director import Director
 from console.demo.handoff import Handoff
 from console.demo.link import AgentLink, LinkError
 from console.demo.pace import Pace
 from console.demo.relations import Relations
 from console.demo.revise import CheckLine, Context, check_lines, named_fields, revise
-from console.demo.scene import Scene
+from console.demo.scene import Scene, run_seed
 from console.demo.work import Draft, Where, evidence_items, incomplete, repair, sentences, summary
 from console.demo.work import draft as draft_work
 from engine.document.fields import parse_fields
@@ -81,8 +82,11 @@ class DemoAgent:
         control: DemoControl | None = None,
         people: Sequence[str] = (),
         relations: Relations | None = None,
+        director: Director | None = None,
+        identity: str = "",
     ) -> None:
         self.name = name
+        self.director = director or Director()
         self.seed = seed
         self.relations = relations or Relations()
         self._new_link = link
@@ -90,7 +94,7 @@ class DemoAgent:
         self.behaviour = behaviour or AgentBehaviour()
         self.rng = random.Random(f"{seed}:{name}")
         self.control = control or DemoControl()
-        self.state = AgentState(name)
+        self.state = AgentState(name, identity=identity or name)
         self.control.add(self.state)
         self.people = tuple(people)
         self.link: AgentLink | None = None
@@ -158,6 +162,8 @@ class DemoAgent:
         for item in found["data"]["items"]:
             if self.behaviour.processes and item["process"] not in self.behaviour.processes:
                 continue
+            if not self.director.may_claim(self.name, item["runId"], item["stepId"]):
+                continue
             claimed = await self._write("claim", {"runId": item["runId"], "stepId": item["stepId"]})
             if claimed["ok"]:
                 await self._work(item, claimed["data"])
@@ -179,7 +185,7 @@ class DemoAgent:
             context=Context(data, claim.get("body") or ""),
             scene=Scene(
                 item["process"],
-                f"{self.seed}:{item['runId']}",
+                run_seed(self.seed, item["process"], data.get("inputs") or {}),
                 self.pace.now(),
                 data,
                 claim.get("body") or "",
@@ -200,9 +206,13 @@ class DemoAgent:
     async def _do(self, job: _Job) -> None:
         b = self.behaviour
         step, handoff, lease = job.step, job.handoff, job.lease
-        fate, misjudge = self._fate(handoff)
+        fate, misjudge = self._fate(job)
         fresh = job.rework.fresh if job.rework is not None else None
-        work = draft_work(step, self.rng, job.scene, step_id=step["id"], misjudge=misjudge, fresh=fresh)
+        cue = self.director.cue(job.where.run_id, step["id"])
+        pin = cue.pin if cue is not None else None
+        work = draft_work(
+            step, self.rng, job.scene, step_id=step["id"], misjudge=misjudge, fresh=fresh, pin=pin
+        )
         if job.rework is not None:
             job.revisions.append(job.rework.sentence(work.output))
         if handoff.other_issues:
@@ -217,7 +227,7 @@ class DemoAgent:
         start = handoff.parts_done(b.parts)
         for part in range(start, b.parts):
             await self.control.wait_running(self.name)
-            seconds = total / b.parts / self.state.speed
+            seconds = total / b.parts
             await self.pace.wait(seconds)
             progress = _progress(part + 1, b.parts, steps_said)
             if fate == "lapse":
@@ -240,17 +250,22 @@ class DemoAgent:
         else:
             await self._submit(job, work)
 
-    def _fate(self, handoff: Handoff) -> tuple[str, bool]:
+    def _fate(self, job: _Job) -> tuple[str, bool]:
         """normal, escalate, lapse or incomplete, and whether the first draft misjudges its verdict.
 
-        An interrupted or returned step is always finished, and judged with care.
+        An interrupted or returned step is always finished, and judged with care. A cued run's step
+        does what its cue says (director.py), not what the agent's habits would.
         """
         b = self.behaviour
+        handoff = job.handoff
         roll = self.rng.random()
         incomplete_roll = self.rng.random()
         misjudge_roll = self.rng.random()
         if handoff.resumed or handoff.returned_note is not None:
             return "normal", False
+        cued = self.director.fate(job.where.run_id, job.where.step_id)
+        if cued is not None:
+            return ("normal", True) if cued == "misjudge" else (cued, False)
         misjudge = misjudge_roll < b.misjudge_share
         if roll < b.escalate_share:
             return "escalate", misjudge
@@ -349,6 +364,7 @@ class DemoAgent:
             }
             await self._write("submit", args)
         self.state.lapsed += 1
+        self.director.lapsed(self.name, job.where.run_id, job.where.step_id)
         self.state.act(f"stopped answering on {job.where.step_id}; the lease will lapse", status="idle")
 
     async def _escalate(self, job: _Job, tried: Sequence[str], blocker: str | None = None) -> None:
@@ -391,11 +407,17 @@ class DemoAgent:
         if self.link is None:
             await self.connect()
         assert self.link is not None
+        await self.control.wait_running(self.name)
         self.in_call = True
         try:
-            return await self.link.call(tool, arguments)
+            result = await self.link.call(tool, arguments)
         finally:
             self.in_call = False
+        answer = "ok" if result.get("ok") else str((result.get("error") or {}).get("code", "error"))
+        what = arguments.get("stepId") or (self.state.holding or "").split(" · ")[-1]
+        stamp = self.pace.now().strftime("%H:%M:%S")
+        self.state.called(f"{stamp} {tool}{f' {what}' if what and tool != 'get_work' else ''} → {answer}")
+        return result
 
     async def _write(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A write with a fresh requestId, repeated with the same one while the server says `retry`."""
@@ -445,26 +467,29 @@ class Rework:
 
     @classmethod
     def read(cls, step_id: str, data: dict[str, Any], output: dict[str, Any] | None) -> Rework | None:
+        """The rework this claim is, if an approval rejected the run after the step last completed."""
         steps = data.get("steps") or {}
         record = steps.get(step_id) or {}
-        history = record.get("history") or []
-        if "output" in record or not history:
+        attempts = [record] if "output" in record else []
+        attempts += [h for h in reversed(record.get("history") or []) if isinstance(h.get("output"), dict)]
+        if not attempts:
             return None
+        last = attempts[0]
         rejections = [
             r
             for r in steps.values()
-            if isinstance(r, dict) and r.get("decision") == "rejected" and r.get("note")
+            if isinstance(r, dict)
+            and r.get("decision") == "rejected"
+            and r.get("note")
+            and str(r.get("at") or "") >= str(last.get("at") or "")
         ]
         if not rejections:
             return None
         latest = max(rejections, key=lambda r: str(r.get("at") or ""))
         fields, _ = parse_fields(output or {}, "output")
-        salt = f"rework {len(history)}"
+        salt = f"rework {latest.get('at')}"
         named = {f.name: salt for f in named_fields(latest["note"], fields)}
-        before: dict[str, Any] = next(
-            (h["output"] for h in reversed(history) if isinstance(h.get("output"), dict)), {}
-        )
-        return cls(latest["note"], str(latest.get("by") or "an approver"), before, named)
+        return cls(latest["note"], str(latest.get("by") or "an approver"), dict(last["output"]), named)
 
     def sentence(self, output: dict[str, Any]) -> str:
         changed = [

@@ -20,11 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from console.demo.director import PLAIN_THINK_MINUTES, Director
 from console.demo.org import DemoOrg
 from console.demo.pace import Pace
 from console.demo.relations import Relations
 from console.demo.revise import Context, check_lines, edited_output, named_fields
-from console.demo.scene import Scene
+from console.demo.scene import Scene, run_seed
 from console.demo.work import Where, draft, evidence_items, summary
 from engine.document.fields import parse_fields
 from engine.identity import Identity
@@ -78,8 +79,10 @@ class DemoPeople:
         behaviour: PeopleBehaviour | None = None,
         seed: int = 0,
         relations: Relations | None = None,
+        director: Director | None = None,
     ) -> None:
         self.engine = engine
+        self.director = director or Director()
         self.org = org
         self.pace = pace
         self.behaviour = behaviour or PeopleBehaviour()
@@ -105,7 +108,10 @@ class DemoPeople:
             if not found["ok"]:
                 continue
             for entry in found["data"]["items"]:
-                if self._handles(person, entry["workItem"]) and self._ready(entry["workItem"]):
+                item = entry["workItem"]
+                if self.director.is_left(entry["runId"], item["stepId"]):
+                    continue
+                if self._handles(person, item) and self._ready(entry):
                     made += await self._decide(person, entry)
         return made
 
@@ -117,11 +123,14 @@ class DemoPeople:
             return person.operator
         return assigned["group"] in self.org.own_groups(person.id)
 
-    def _ready(self, item: dict[str, Any]) -> bool:
+    def _ready(self, entry: dict[str, Any]) -> bool:
+        item = entry["workItem"]
         now = self.pace.now()
         at = self._at.get(item["id"])
         if at is None:
-            at = self._at[item["id"]] = now + self._think(item, now)
+            cued = self.director.cued(entry["runId"]) is not None
+            think = timedelta(minutes=PLAIN_THINK_MINUTES) if cued else self._think(item, now)
+            at = self._at[item["id"]] = now + think
         return now >= at
 
     def _think(self, item: dict[str, Any], now: datetime) -> timedelta:
@@ -154,6 +163,9 @@ class DemoPeople:
         b = self.behaviour
         roll = self.rng.random()
         escalation = item.get("escalation") or {}
+        cued = self.director.decision(entry["runId"], item["stepId"], kind)
+        if cued is not None:
+            return await self._cued(person, entry, cued)
         if "check" in escalation and "candidate" in escalation:
             scene = await self._scene(person, entry)
             return self._held(person, item, escalation, roll, Context(dict(scene.data), scene.body))
@@ -171,6 +183,20 @@ class DemoPeople:
             if roll < b.fail_share + b.return_share and not settled:
                 return "returned", {"note": self.rng.choice(RETURN_NOTES)}, "agent:returned"
         return "completed", await self._completion(person, entry), f"{kind}:completed"
+
+    async def _cued(
+        self, person: Identity, entry: dict[str, Any], decision: str
+    ) -> tuple[str, dict[str, Any], str]:
+        """A cued run's item decided as its cue says (a held submission completed as it stands)."""
+        item = entry["workItem"]
+        label = f"{item['kind']}:{decision}"
+        if decision == "rejected":
+            return decision, {"note": await self._reject_note(person, entry)}, label
+        if decision == "returned":
+            return decision, {"note": RETURN_NOTES[0]}, label
+        if decision == "completed" and "candidate" not in (item.get("escalation") or {}):
+            return decision, await self._completion(person, entry), label
+        return decision, {}, label
 
     def _held(
         self,
@@ -217,7 +243,7 @@ class DemoPeople:
         body = view["data"]["body"] if view["ok"] else ""
         return Scene(
             entry["process"],
-            f"{self.seed}:{entry['runId']}",
+            run_seed(self.seed, entry["process"], data.get("inputs") or {}),
             self.pace.now(),
             data,
             body,
@@ -235,7 +261,8 @@ class DemoPeople:
         item = entry["workItem"]
         now = self.pace.now()
         scene = await self._scene(person, entry)
-        work = draft(item, self.rng, scene, step_id=item["stepId"])
+        cue = self.director.cue(entry["runId"], item["stepId"])
+        work = draft(item, self.rng, scene, step_id=item["stepId"], pin=cue.pin if cue is not None else None)
         where = Where(entry["process"], entry["runId"], item["stepId"], person.id, entry.get("mode", "live"))
 
         async def upload(file_name: str, content_type: str, content: bytes) -> str | None:

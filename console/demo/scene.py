@@ -10,6 +10,8 @@ the rejection asked to change (`fresh`).
 
 from __future__ import annotations
 
+import hashlib
+import json
 import math
 import random
 import string
@@ -35,7 +37,7 @@ class Scene:
 
     process: str
     seed: str
-    """The run's own seed (the demo's seed and the run id): the same run draws the same facts."""
+    """The run's own seed (`run_seed`): the same run draws the same facts."""
     now: datetime
     data: Mapping[str, Any] = field(default_factory=dict)
     """The run data: `{inputs, steps}` as `claim.data` and `get_run` give it."""
@@ -62,6 +64,13 @@ class Scene:
         """A template of the relations file filled in from this run (and `output`, the values of
         `place` so far)."""
         return render(template, Reader(self, place, output or {}, rng), text_of)
+
+
+def run_seed(seed: int, process: str, inputs: Mapping[str, Any]) -> str:
+    """The seed of a run: the demo's seed and what the run was started with, so a story that starts
+    the same run again meets the same facts (run ids are random, inputs are drawn from the seed)."""
+    canonical = json.dumps(inputs, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
+    return f"{seed}:{process}:{hashlib.sha256(canonical.encode()).hexdigest()[:16]}"
 
 
 def place_of(step_id: str) -> str:
@@ -257,17 +266,18 @@ def _settle_one(
     if present is False and f.optional:
         return _OMIT
     gives = rule is not None and rule.gives_value
+    lows = [v for e in rule.at_least if (v := e.evaluate(reader)) is not None] if rule is not None else []
+    highs = [v for e in rule.at_most if (v := e.evaluate(reader)) is not None] if rule is not None else []
     if keep and (fixed or not gives):
         value = out[f.name]
     elif f.name not in out and f.optional and present is None and rng.random() >= include_optional:
         return _OMIT
+    elif not gives and lows and highs and f.type in ("number", "date", "datetime"):
+        return _valid(f, _wire(f, _bounded(f, None, lows, highs, rng, draw=True)), scene, rng)
     else:
         value = _value(f, rule, scene, place, out, reader, rng)
-    if rule is not None and not fixed:
-        lows = [v for e in rule.at_least if (v := e.evaluate(reader)) is not None]
-        highs = [v for e in rule.at_most if (v := e.evaluate(reader)) is not None]
-        draw = not gives and not keep and bool(lows) and bool(highs)
-        value = _bounded(f, value, lows, highs, rng, draw=draw)
+    if not fixed:
+        value = _bounded(f, value, lows, highs, rng, draw=False)
     return _valid(f, _wire(f, value), scene, rng)
 
 
@@ -341,7 +351,9 @@ def _reused(f: Field, scene: Scene, place: str) -> Any:
     candidates: list[Any] = []
     if place != "inputs":
         candidates.append(scene.inputs.get(f.name))
-    for record in (scene.data.get("steps") or {}).values():
+    for step_id, record in (scene.data.get("steps") or {}).items():
+        if place_of(step_id) == place:
+            continue  # the step's own earlier attempt: a rework draws its facts as the first did
         if isinstance(record, Mapping) and isinstance(record.get("output"), Mapping):
             candidates.append(record["output"].get(f.name))
     for value in candidates:

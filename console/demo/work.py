@@ -44,6 +44,8 @@ class Draft:
     scene: Scene | None = None
     """Where the values came from, so a repair or a revision keeps them in line."""
     step_id: str = ""
+    pinned: frozenset[str] = frozenset()
+    """Fields a cue gave their values; they stay whatever else is decided again."""
 
     @property
     def place(self) -> str:
@@ -58,7 +60,7 @@ class Draft:
         """`output` kept to the relations (fields a rule decides are decided again)."""
         if self.scene is None:
             return output
-        return settle(self.fields, self.scene, self.place, output, fixed=fixed)
+        return settle(self.fields, self.scene, self.place, output, fixed=[*fixed, *self.pinned])
 
     def route(self, output: dict[str, Any], rng: random.Random) -> Choice | None:
         """The route the output leads to where the file declares it; else the chosen one kept."""
@@ -96,20 +98,23 @@ def draft(
     step_id: str,
     misjudge: bool = False,
     fresh: dict[str, str] | None = None,
+    pin: dict[str, Any] | None = None,
 ) -> Draft:
     """Work for a step whose requirements are `{output, evidence, next}` as `claim.step` gives them.
 
     A `misjudge`d draft turns over a verdict the relations file says a first draft may get wrong
     (or, for a step the file does not describe, takes an unhappy route of a step whose routes follow
     from a boolean verdict), and the route follows: the wrong verdict a check on the step is there
-    to catch. `fresh` names the fields a rework draws anew.
+    to catch. `fresh` names the fields a rework draws anew; `pin` gives values the output must
+    have (a cue of the stage or a story), and the rest follows from them.
     """
     fields, _ = parse_fields(requirements.get("output") or {}, "output")
     routes = requirements.get("next")
     routes = tuple(routes) if isinstance(routes, list) and routes else None
     evidence = tuple(requirements.get("evidence") or ())
-    work = Draft(fields, {}, evidence, routes, None, scene, step_id)
-    output = settle(fields, scene, work.place, fresh=fresh)
+    pinned = {k: v for k, v in (pin or {}).items() if k in {f.name for f in fields}}
+    work = Draft(fields, {}, evidence, routes, None, scene, step_id, frozenset(pinned))
+    output = settle(fields, scene, work.place, pinned, fixed=pinned, fresh=fresh)
     if work.declared:
         turned = misjudged(fields, scene, work.place, output) if misjudge else []
         for name in turned:
@@ -156,7 +161,7 @@ def repair(work: Draft, issues: Sequence[str], rng: random.Random, wanted: Seque
         elif issue.startswith(("next", "reason")) and work.routes:
             choice = choice or work.route(output, rng)
     if work.scene is not None:
-        output = settle(work.fields, work.scene, work.place, output, include_optional=0.0)
+        output = settle(work.fields, work.scene, work.place, output, fixed=work.pinned, include_optional=0.0)
     output = {k: v for k, v in output.items() if k in by_name}
     if not work.declared:
         output = conform(output, work.fields, choice.when if choice else None, rng)

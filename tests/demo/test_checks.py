@@ -221,11 +221,12 @@ async def test_the_next_claimant_reads_the_check_in_the_handoff_and_reconsiders(
     record = (await view(checked, run_id))["data"]["steps"]["verify_order"]
     assert record["output"]["policyClause"] == POLICY
     assert careful.last_summary is not None
+    named = "eligible, daysSinceDelivery and" if "daysSinceDelivery" in record["output"] else "eligible and"
     assert careful.last_summary.endswith(
         f"Returned by {OPERATOR} with the note 'Read the policy again.'; followed it. "
         f"Revised after the model check answered '{VERDICT}' → no (0.15). "
-        "Reconsidered eligible and policyClause: policyClause rewritten."
-    )
+        f"Reconsidered {named} policyClause: policyClause rewritten."
+    ), "the question names the verdict, the days since delivery (when given) and the clause"
     assert "eligible is now" not in careful.last_summary, "a fresh draft's verdict is its own judgement"
 
 
