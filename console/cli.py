@@ -28,7 +28,13 @@ def _demo_main(argv: list[str]) -> int:
     return demo(argv)
 
 
-CONSOLE_COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main}
+def _conform_main(argv: list[str]) -> int:
+    from conform.cli import main as conform
+
+    return conform(argv)
+
+
+CONSOLE_COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main, "conform": _conform_main}
 """Subcommands the console side provides; anything else that is not an option goes to the engine."""
 
 
@@ -42,7 +48,8 @@ def build_parser() -> argparse.ArgumentParser:
         description="apc: the operator console for Agent Process servers (core-2).\n\n"
         "With no options it runs the engine embedded in your user data folder, serves its MCP\n"
         "endpoint on 127.0.0.1, and opens the console as the local operator.",
-        epilog=f"other commands (apc COMMAND --help):\n  demo       a live demo with agents and people\n{listed}",
+        epilog="other commands (apc COMMAND --help):\n  demo       a live demo with agents and people\n"
+        f"  conform    check any Agent Process server's conformance over MCP\n{listed}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(

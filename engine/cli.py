@@ -108,7 +108,12 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--json",
         action="store_true",
-        help="print one JSON array, one object per path: path, ok, name, contentHash, profiles, issues",
+        help="print one JSON array, one object per path: path, ok, name, contentHash, profiles, issues, warnings",
+    )
+    parser.add_argument(
+        "--strict",
+        action="store_true",
+        help="treat warnings as issues: a document with any warning is invalid (exit 1)",
     )
 
 
@@ -118,13 +123,15 @@ def _validate_arguments(parser: argparse.ArgumentParser) -> None:
     description=(
         f"Check each {PROCESS_FILE} (or process folder) against spec §2 and the parallel and check\n"
         "profiles, and report every issue at once, one per line as 'path: message'.\n"
-        "A valid document also shows its content hash and the profiles it needs.\n"
+        "A valid document also shows its content hash and the profiles it needs. Warnings name what\n"
+        "the specification does not refuse but an author almost surely did not mean; they are listed\n"
+        "apart ('warning: path: message') and do not make a document invalid unless --strict.\n"
         "Other files (a README, files that are not .md) are skipped with a note on stderr."
     ),
     epilog=(
         "exit status:\n"
-        "  0  every document is valid\n"
-        "  1  at least one document has issues\n"
+        "  0  every document is valid (it may have warnings, unless --strict)\n"
+        "  1  at least one document has issues (or, with --strict, warnings)\n"
         "  2  usage error: no path given, a path that does not exist or cannot be read, or\n"
         "     nothing left to validate once the skipped files are set aside\n\n"
         "examples:\n"
@@ -146,12 +153,17 @@ def validate_command(args: argparse.Namespace) -> int:
     if skipped == len(paths):
         raise UsageError("nothing to validate: every path was skipped")
     results = [(path, load_path(path)) for path in paths if not_a_process(path) is None]
+    strict: bool = args.strict
     if args.json:
-        json.dump([_json_result(path, loaded) for path, loaded in results], sys.stdout, indent=2)
+        json.dump([_json_result(path, loaded, strict) for path, loaded in results], sys.stdout, indent=2)
         sys.stdout.write("\n")
     else:
-        _print_results(results, sys.stdout, skipped)
-    return EXIT_OK if all(loaded.ok for _, loaded in results) else EXIT_INVALID
+        _print_results(results, strict, sys.stdout, skipped)
+    return EXIT_OK if all(_passes(loaded, strict) for _, loaded in results) else EXIT_INVALID
+
+
+def _passes(loaded: Loaded, strict: bool) -> bool:
+    return loaded.ok and not (strict and loaded.warnings)
 
 
 def not_a_process(path: Path) -> str | None:
@@ -179,33 +191,43 @@ def _require_readable(path: Path) -> None:
         raise UsageError(f"cannot read {path}: {error.strerror or error}") from error
 
 
-def _json_result(path: Path, loaded: Loaded) -> dict[str, object]:
+def _json_result(path: Path, loaded: Loaded, strict: bool) -> dict[str, object]:
     return {
         "path": str(path),
-        "ok": loaded.ok,
+        "ok": _passes(loaded, strict),
         "name": loaded.name,
         "contentHash": loaded.content_hash,
         "profiles": sorted(loaded.profiles),
         "issues": [{"path": issue.path, "message": issue.message} for issue in loaded.issues],
+        "warnings": [{"path": warning.path, "message": warning.message} for warning in loaded.warnings],
     }
 
 
-def _print_results(results: list[tuple[Path, Loaded]], out: TextIO, skipped: int = 0) -> None:
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}{'s' if n != 1 else ''}"
+
+
+def _print_results(results: list[tuple[Path, Loaded]], strict: bool, out: TextIO, skipped: int = 0) -> None:
     for path, loaded in results:
-        if loaded.ok:
+        warned = f"; {_count(len(loaded.warnings), 'warning')}" if loaded.warnings else ""
+        if _passes(loaded, strict):
             profiles = ", ".join(sorted(loaded.profiles)) or "none"
             out.write(
-                f"{path}: valid: {loaded.name} (profiles: {profiles}; content hash {loaded.content_hash})\n"
+                f"{path}: valid: {loaded.name} (profiles: {profiles}; content hash {loaded.content_hash})"
+                f"{warned}\n"
             )
-            continue
-        count = len(loaded.issues)
-        out.write(f"{path}: invalid: {count} issue{'s' if count != 1 else ''}\n")
+        else:
+            out.write(f"{path}: invalid: {_count(len(loaded.issues), 'issue')}{warned}\n")
         for issue in loaded.issues:
             out.write(f"  {issue}\n")
+        for warning in loaded.warnings:
+            out.write(f"  warning: {warning}\n")
     if len(results) > 1 or skipped:
-        valid = sum(1 for _, loaded in results if loaded.ok)
+        valid = sum(1 for _, loaded in results if _passes(loaded, strict))
+        warnings = sum(len(loaded.warnings) for _, loaded in results)
+        warned = f", {_count(warnings, 'warning')}" if warnings else ""
         out.write(
-            f"{valid} valid, {len(results) - valid} invalid{f', {skipped} skipped' if skipped else ''}\n"
+            f"{valid} valid, {len(results) - valid} invalid{f', {skipped} skipped' if skipped else ''}{warned}\n"
         )
 
 

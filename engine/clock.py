@@ -1,11 +1,13 @@
 """Time is injected: leases, `due`, waits, timeouts and signed URLs all read one clock.
 
-Tests move a `ManualClock`; demos run a `SystemClock` faster than real time.
+A server runs a `ServerClock` (its data folder's time, never going backwards); tests move a
+`ManualClock`; benchmarks and the demo may run a bare `SystemClock` faster than real time.
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from typing import Protocol
 
@@ -31,6 +33,52 @@ class SystemClock:
             return datetime.now(UTC)
         elapsed = (time.monotonic() - self._origin_mono) * self.speed
         return self._origin_wall + timedelta(seconds=elapsed)
+
+
+class ServerClock:
+    """Server time for one data folder: it never goes backwards, across restarts included.
+
+    At speed 1 server time is wall time. At speed N it runs N times faster from where the data folder
+    left off: `resume_from` is the last server time the store recorded (`Store.server_time`), so a
+    restart continues from it instead of jumping back to wall time, and server time does not run while
+    the server is down (no burst of timers at start). The same holds when a folder that ran fast is
+    started at speed 1: time resumes from its mark until wall time catches up. Within a process the
+    clock is monotonic whatever the wall clock does.
+
+    The time is `origin + (monotonic() - origin_mono) * speed`, floored by the last time issued; moving
+    the origin (`_rebase`) is how a later change can pause it or change its speed while running.
+    """
+
+    def __init__(
+        self,
+        speed: float = 1.0,
+        resume_from: datetime | None = None,
+        *,
+        wall: Callable[[], datetime] = lambda: datetime.now(UTC),
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> None:
+        if not speed > 0:
+            raise ValueError("speed must be positive")
+        if resume_from is not None and resume_from.tzinfo is None:
+            raise ValueError("resume_from must be timezone-aware")
+        self.speed = speed
+        self._wall = wall
+        self._monotonic = monotonic
+        start = wall()
+        ahead = resume_from is not None and (speed != 1.0 or resume_from > start)
+        self._last = resume_from if ahead and resume_from is not None else start
+        self._rebase(self._last)
+
+    def _rebase(self, at: datetime) -> None:
+        self._origin = at
+        self._origin_mono = self._monotonic()
+
+    def now(self) -> datetime:
+        current = self._origin + timedelta(seconds=(self._monotonic() - self._origin_mono) * self.speed)
+        if self.speed == 1.0:
+            current = max(current, self._wall())
+        self._last = max(current, self._last)
+        return self._last
 
 
 class ManualClock:

@@ -11,32 +11,35 @@ from __future__ import annotations
 
 import asyncio
 import logging
-import secrets
 from pathlib import Path
 from typing import Any
 
 from engine.check import CheckConfigError, Evaluator, build_evaluator
-from engine.clock import Clock, SystemClock
+from engine.clock import Clock, ServerClock
 from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
+from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
 from engine.store.base import Delivery, Store, VersionRecord
 from engine.store.sqlite import SqliteStore
-from engine.store.state import Notification, stamp
+from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
-from engine.tools.context import Call, Context, machine_for, save
+from engine.tools.context import Context
+from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
+from engine.tools.replays import Replays
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
 
 DB_FILE = "engine.db"
-SECRET_KEY = "file_url_secret"
+LEGACY_FILE_URL_KEY = "file_url_secret"
+"""Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 
 
 class Engine:
@@ -50,9 +53,11 @@ class Engine:
         *,
         owns_evaluator: bool = False,
         ids: IdSource = new_id,
+        keys: ServerKeys | None = None,
         lock: FolderLock | None = None,
     ) -> None:
         self.store = store
+        self.keys = keys or ServerKeys.generate()
         self._folder_lock = lock
         self.org = org
         self.clock = clock
@@ -69,6 +74,8 @@ class Engine:
             files=files,
             catalog=self.catalog,
             views=Views(files.signed_url),
+            cursors=Cursors(self.keys.cursor),
+            replays=Replays(self.keys.replay),
             tools=tuple(self.tools),
             profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
             evaluator=evaluator,
@@ -85,6 +92,7 @@ class Engine:
         org: OrgConfig,
         *,
         clock: Clock | None = None,
+        speed: float = 1.0,
         public_base_url: str = "http://127.0.0.1:8765",
         evaluator: Evaluator | None = None,
         ids: IdSource = new_id,
@@ -98,6 +106,9 @@ class Engine:
         `[check]` table configures (the engine closes it). A `[check]` table that cannot give one (a
         missing key variable, an unreadable answers file) is a ConfigError, before anything opens.
         `ids` makes run, work item and file ids (random unless a caller needs them predictable).
+        The server's keys come from the secrets file (`engine.keys`), created on first start.
+        Without a `clock`, server time is a `ServerClock` at `speed`, resumed from the time the data
+        folder last recorded, so it never goes backwards for this folder.
         """
         owns = evaluator is None
         if owns:
@@ -106,24 +117,25 @@ class Engine:
             except CheckConfigError as exc:
                 raise ConfigError(str(exc)) from None
         lock: FolderLock | None = None
+        store: Store | None = None
         try:
             prepare(data_dir)
             lock = FolderLock.acquire(data_dir)
             store = await _open_store(data_dir)
+            keys = await _keys(store, org.server.secrets_file or data_dir / SECRETS_FILE)
         except BaseException:
+            if store is not None:
+                await store.close()
             if lock is not None:
                 lock.release()
             if owns and evaluator is not None:
                 await evaluator.aclose()
             raise
-        secret = await store.get_meta(SECRET_KEY)
-        if secret is None:
-            secret = secrets.token_hex(32)
-            async with store.transaction() as tx:
-                await tx.set_meta(SECRET_KEY, secret)
-        clock = clock or SystemClock()
-        files = Files(data_dir / "files", store, bytes.fromhex(secret), clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, lock=lock)
+        if clock is None:
+            mark = await store.server_time()
+            clock = ServerClock(speed, None if mark is None else parse_stamp(mark))
+        files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
+        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -148,16 +160,17 @@ class Engine:
                 checked.content_hash,
                 checked.bindings,
             ):
-                return PublishResult(True, checked.name, latest.version, False, [])
+                return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
             process = checked.process
+            now = stamp(self.clock.now())
             record = VersionRecord(
                 name=checked.name,
                 version=version,
                 content_hash=checked.content_hash,
                 text=checked.text,
                 bindings=checked.bindings,
-                published_at=stamp(self.clock.now()),
+                published_at=now,
                 description=process.description,
                 inputs=process.inputs_wire(),
                 requires=None
@@ -165,32 +178,16 @@ class Engine:
                 else {"systems": list(process.requires_systems)},
             )
             async with self.store.transaction() as tx:
+                await tx.advance_clock(now)
                 await tx.insert_version(record)
-        return PublishResult(True, checked.name, version, True, [])
+        return PublishResult(True, checked.name, version, True, [], checked.warnings)
 
     async def publish_config_processes(self) -> list[PublishResult]:
         return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]
 
     async def tick(self) -> None:
         """Apply every timer due at the clock's now: waits, timeouts, `due`, lease ends."""
-        now = self.clock.now()
-        for run_id in await self.store.due_runs(stamp(now)):
-            async with self._lock:
-                try:
-                    await self._tick_run(run_id)
-                except Exception:
-                    log.exception("timer for run %s failed", run_id)
-
-    async def _tick_run(self, run_id: str) -> None:
-        async with self.store.transaction() as tx:
-            run = await tx.get_run(run_id)
-            if run is None or run.is_over:
-                return
-            now = self.clock.now()
-            machine = await machine_for(self.ctx, run, now)
-            machine.catch_up()
-            # No write of its own: the run was changed, and stamped, at each timer's due time.
-            await save(Call(Identity("agent", "server"), now, tx), machine, touch=False)
+        await self._dispatcher.apply_due(self.clock.now())
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
@@ -211,18 +208,42 @@ class Engine:
         return self.deliverer
 
     async def close(self) -> None:
+        """Close delivery, the evaluator and the store, recording the server time reached for the next start."""
         deliverer, self.deliverer = self.deliverer, None
         try:
             if deliverer is not None:
                 await deliverer.aclose()
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
+            if not self.store.read_only:
+                async with self._lock, self.store.transaction() as tx:
+                    await tx.advance_clock(stamp(self.clock.now()))
         finally:
             try:
                 await self.store.close()
             finally:
                 if self._folder_lock is not None:
                     self._folder_lock.release()
+
+
+async def _keys(store: Store, path: Path) -> ServerKeys:
+    """The secrets file's keys; a ConfigError when the file is unreadable or malformed.
+
+    A data folder from before the secrets file kept its link-signing key in the database's meta table.
+    On its first start with this version that key is written into the new secrets file as `file_url`
+    (so links signed before the upgrade keep working until they expire, at most 15 minutes), and the
+    row is deleted once the file is on disk, so `engine.db` alone no longer holds any server secret.
+    A secrets file that already exists (shared by several servers) wins over the row.
+    """
+    legacy = await store.get_meta(LEGACY_FILE_URL_KEY)
+    try:
+        keys, _ = load_keys(path, adopt_file_url=None if legacy is None else bytes.fromhex(legacy))
+    except SecretsError as exc:
+        raise ConfigError(str(exc)) from None
+    if legacy is not None:
+        async with store.transaction() as tx:
+            await tx.delete_meta(LEGACY_FILE_URL_KEY)
+    return keys
 
 
 async def _open_store(data_dir: Path) -> Store:

@@ -66,6 +66,8 @@ class ServerSettings:
     lease_seconds: int = DEFAULT_LEASE_SECONDS
     run_data_bytes: int = DEFAULT_RUN_DATA_BYTES
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
+    secrets_file: Path | None = None
+    """The server's secrets file (`engine.keys`); None: `secrets.key` in the data folder."""
 
 
 @dataclass(frozen=True)
@@ -166,13 +168,17 @@ class OrgConfig:
         """The parsed TOML; relative paths (processes, scripted answers, key files) are under `base`."""
         _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth", "notify"})
         server_raw = _table(raw, "server")
-        _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes"})
+        _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes", "secrets_file"})
+        secrets_file = server_raw.get("secrets_file")
+        if secrets_file is not None and (not isinstance(secrets_file, str) or not secrets_file.strip()):
+            raise ConfigError("server.secrets_file: expected a path (relative to this file's folder)")
         server = ServerSettings(
             lease_seconds=_positive_int(server_raw, "server.", "lease_seconds", DEFAULT_LEASE_SECONDS),
             run_data_bytes=_positive_int(server_raw, "server.", "run_data_bytes", DEFAULT_RUN_DATA_BYTES),
             max_upload_bytes=_positive_int(
                 server_raw, "server.", "max_upload_bytes", DEFAULT_MAX_UPLOAD_BYTES
             ),
+            secrets_file=None if secrets_file is None else (base / secrets_file).resolve(),
         )
         groups: dict[str, tuple[str, ...]] = {}
         for i, entry in enumerate(_array(raw, "groups")):

@@ -73,6 +73,10 @@ class Loaded:
     content_hash: str | None
     """Set only for a valid document: the hash a published version would carry."""
     profiles: frozenset[str]
+    text: str | None = None
+    """The document exactly as read (line ends included): what a server stores, serves and hashes."""
+    warnings: tuple[Issue, ...] = ()
+    """What the author should look at; a document with warnings and no issues is valid."""
 
     @property
     def ok(self) -> bool:
@@ -102,6 +106,8 @@ def load(text: str, folder: str | None = None) -> Loaded:
         issues=parsed.issues + validated.issues,
         content_hash=content_hash(process.frontmatter, process.body) if process is not None else None,
         profiles=validated.profiles,
+        text=text,
+        warnings=validated.warnings,
     )
 
 

@@ -3,7 +3,9 @@
 The spec pins the frontmatter to the YAML 1.2 core schema and the content hash to its JSON form, so
 ruamel.yaml is used only to build the node graph; every scalar is resolved and every node turned into
 a plain JSON value here. That keeps `yes`, dates, `1_000` and `<<` strings, refuses what JSON cannot
-hold exactly, and bounds the work an untrusted file can cause (size, depth, alias expansion).
+hold exactly, and bounds the work an untrusted file can cause (size, parser events, depth, alias
+expansion). The event cap is checked as the parser hands events out, so no document under the size
+cap costs more than that many events of pure-Python parsing before it is refused.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from ruamel.yaml import YAML
 from ruamel.yaml.composer import Composer, MaxDepthExceededError
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
+from ruamel.yaml.parser import Parser
 from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
@@ -24,11 +27,16 @@ from ruamel.yaml.tag import Tag
 from engine.document.model import Issue
 
 MAX_FRONTMATTER_BYTES = 256 * 1024
+MAX_EVENTS = 10_000
+"""YAML parser events (each scalar, alias, collection start and end): ~25 times the largest sample
+process, and about a quarter of a second of parsing on a slow machine (bench/document_bounds.py)."""
 MAX_NODES = 100_000
 """Values produced after expanding aliases: stops a billion-laughs document."""
 MAX_DEPTH = 64
 MAX_SAFE_INTEGER = 2**53 - 1
-"""RFC 8785 writes numbers as IEEE doubles: larger integers would change when hashed."""
+"""Larger integers stay refused, though spec §2 names no limit: the content hash (spec §6 rule 5) is
+defined over the RFC 8785 JSON of the frontmatter, which writes numbers as IEEE doubles and so cannot
+represent them; a document holding one would have no well-defined hash."""
 
 _CORE = "tag:yaml.org,2002:"
 STR, NULL, BOOL, INT, FLOAT = (_CORE + t for t in ("str", "null", "bool", "int", "float"))
@@ -103,6 +111,24 @@ class _CoreComposer(Composer):
         return super().compose_scalar_node(anchor)
 
 
+class _TooManyEvents(Exception):
+    """Raised from inside the parser at the event cap; the composer never sees another event."""
+
+
+class _BoundedParser(Parser):
+    """The pure-Python parser, counting the events it hands to the composer and stopping at the cap."""
+
+    def __init__(self, loader: Any) -> None:
+        super().__init__(loader)
+        self.events = 0
+
+    def get_event(self) -> Any:
+        self.events += 1
+        if self.events > MAX_EVENTS:
+            raise _TooManyEvents
+        return super().get_event()
+
+
 class _Abort(Exception):
     """Stops the walk when going on would only cost work: the issue says why."""
 
@@ -143,6 +169,7 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, list[Issue]]:
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver = CoreResolver
     yaml.Composer = _CoreComposer
+    yaml.Parser = _BoundedParser
     yaml.max_depth = MAX_DEPTH
     documents = yaml.compose_all(text)
     try:
@@ -151,6 +178,9 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, list[Issue]]:
             return None, [Issue("", "frontmatter must be one YAML document, found more than one")]
     except YAMLError as exc:
         return None, [Issue("", _syntax_message(exc, text, line_offset))]
+    except _TooManyEvents:
+        message = f"frontmatter has more than {MAX_EVENTS} YAML events; a process is a page of instructions"
+        return None, [Issue("", message)]
     finally:
         documents.close()
     if root is None:

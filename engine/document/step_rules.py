@@ -211,9 +211,12 @@ class _StepReader:
         path = f"{info.label}.{info.kind}"
         kind = info.kind
         if kind in ("agent", "task", "approve"):
-            if not is_text(value):
-                what = "what is approved" if kind == "approve" else "the instructions"
+            what = "what is approved" if kind == "approve" else "the instructions"
+            if not isinstance(value, str):
                 self.report.add(path, f"must say {what} as non-empty text, not {show(value)}")
+            elif not is_text(value):
+                # Spec §2.2 gives the value as instructions and refuses nothing about them.
+                self.report.warn(path, f"is blank ({show(value)}): nobody will know what to do")
         elif kind == "wait":
             self.duration(value, path)
         elif kind == "wait_until":
@@ -278,7 +281,8 @@ class _StepReader:
             if not is_evidence_kind(kind):
                 self.report.add(f"{path}[{i}]", f"{show(kind)} is not an evidence kind (file or link)")
             elif kind in kinds:
-                self.report.add(f"{path}[{i}]", f"{show(kind)} is listed twice")
+                # Spec §2.2 `evidence` lists kinds that must be attached; a repeat asks for nothing more.
+                self.report.warn(f"{path}[{i}]", f"{show(kind)} is listed twice")
             else:
                 kinds.append(kind)
         info.evidence = tuple(kinds)
@@ -305,7 +309,8 @@ class _StepReader:
             if parsed is None:
                 continue
             if parsed.to in targets:
-                self.report.add(f"{path}[{i}]", f"a route to {show(parsed.to)} is listed twice")
+                # Spec §2.2 `next` asks for two or more routes, not for distinct ones.
+                self.report.warn(f"{path}[{i}]", f"a route to {show(parsed.to)} is listed twice")
             targets.add(parsed.to)
             routes.append(parsed)
         info.routes = tuple(routes)
@@ -320,8 +325,12 @@ class _StepReader:
             if key not in ROUTE_KEYS:
                 self.report.add(join(path, key), f"unknown key {show(key)} in a route (to, when)")
         when = route.get("when")
-        if "when" in route and not is_text(when):
-            self.report.add(f"{path}.when", f"must say when to take the route, not {show(when)}")
+        if "when" in route:
+            # The shared schema types `when` as a string of minLength 1; a blank one is only warned about.
+            if not isinstance(when, str) or not when:
+                self.report.add(f"{path}.when", f"must say when to take the route, not {show(when)}")
+            elif not is_text(when):
+                self.report.warn(f"{path}.when", f"is blank ({show(when)}): say when to take the route")
         if "to" not in route:
             self.unresolved(f"{path}.to", "required: the step this route goes to")
             return None
@@ -348,7 +357,8 @@ class _StepReader:
 
     def key_on_timeout(self, info: StepInfo, value: Any, path: str) -> None:
         if info.raw is not None and "timeout" not in info.raw:
-            self.report.add(path, "needs timeout: without one the wait never times out")
+            # Spec §2.2 gives `on_timeout` a meaning only with `timeout`, and refuses it nowhere.
+            self.report.warn(path, "has no timeout beside it: without one the wait never times out")
         self.target(info, value, "on_timeout", path)
 
     def key_check(self, info: StepInfo, value: Any, path: str) -> None:

@@ -29,6 +29,8 @@ class Validated:
     issues: tuple[Issue, ...]
     profiles: frozenset[str]
     """Profiles the document's keys need, reported even when it has issues."""
+    warnings: tuple[Issue, ...] = ()
+    """What the author should look at; never a reason to refuse (see `wording.Report`)."""
 
     @property
     def ok(self) -> bool:
@@ -70,9 +72,10 @@ def validate(frontmatter: Any, body: str, folder: str | None = None) -> Validate
     if table is not None:
         check_graph(table, report)
     issues = tuple(dict.fromkeys(report.issues))
+    warnings = tuple(dict.fromkeys(report.warnings))
     profiles = needed_profiles(frontmatter)
     if issues or table is None:
-        return Validated(None, issues, profiles)
+        return Validated(None, issues, profiles, warnings)
     process = Process(
         name=frontmatter["name"],
         description=frontmatter["description"],
@@ -83,7 +86,7 @@ def validate(frontmatter: Any, body: str, folder: str | None = None) -> Validate
         requires_systems=systems,
         profiles=profiles,
     )
-    return Validated(process, (), profiles)
+    return Validated(process, (), profiles, warnings)
 
 
 def _body(body: Any, report: Report) -> None:
@@ -116,8 +119,16 @@ def _name(frontmatter: Mapping[str, Any], folder: str | None, report: Report) ->
 def _description(frontmatter: Mapping[str, Any], report: Report) -> None:
     if "description" not in frontmatter:
         report.add("description", "required: what the process does and when to start it")
-    elif not is_text(frontmatter["description"]):
-        report.add("description", f"must be non-empty text, not {show(frontmatter['description'])}")
+        return
+    description = frontmatter["description"]
+    # The shared schema (process-document.json) types `description` as a string of minLength 1;
+    # a blank one is a string the spec does not refuse, so it is only warned about.
+    if not isinstance(description, str) or not description:
+        report.add("description", f"must be non-empty text, not {show(description)}")
+    elif not is_text(description):
+        report.warn(
+            "description", f"is blank ({show(description)}): say what the process does and when to start it"
+        )
 
 
 def _requires(frontmatter: Mapping[str, Any], report: Report) -> tuple[str, ...] | None:
@@ -144,6 +155,7 @@ def _requires(frontmatter: Mapping[str, Any], report: Report) -> tuple[str, ...]
         if not isinstance(system, str) or not NAME_PATTERN.fullmatch(system) or len(system) > NAME_MAX:
             report.add(path, f"{show(system)} must match {_NAME_RULE} with at most {NAME_MAX} characters")
         elif system in seen:
+            # Spec §2.1 `requires`: "Names match the `name` pattern and are listed once each."
             report.add(path, f"{show(system)} is listed twice")
         else:
             seen[system] = None

@@ -19,13 +19,22 @@ _SHOWN_CHARS = 60
 
 
 class Report:
-    """Collects issues in the order rules find them, so every problem comes back in one pass."""
+    """Collects issues in the order rules find them, so every problem comes back in one pass.
+
+    An issue refuses the document: only what spec §2 (or a profile, or a shared schema) says to refuse.
+    A warning names something an author almost surely did not mean, which the spec does not refuse;
+    the document stays publishable, and `apc validate --strict` treats warnings as issues.
+    """
 
     def __init__(self) -> None:
         self.issues: list[Issue] = []
+        self.warnings: list[Issue] = []
 
     def add(self, path: str, message: str) -> None:
         self.issues.append(Issue(path, message))
+
+    def warn(self, path: str, message: str) -> None:
+        self.warnings.append(Issue(path, message))
 
 
 def join(path: str, key: object) -> str:
@@ -35,7 +44,7 @@ def join(path: str, key: object) -> str:
 def show(value: Any) -> str:
     """A short rendering of a written value: quoted text, or its kind and a glimpse of it."""
     if isinstance(value, str):
-        text = value.replace("\n", "\\n")
+        text = value.replace("\n", "\\n").replace("\r", "\\r").replace("\t", "\\t")
         if len(text) > _SHOWN_CHARS:
             text = text[: _SHOWN_CHARS - 1] + "…"
         return f"'{text}'"

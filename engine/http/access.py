@@ -21,6 +21,8 @@ from engine.http.bearer import identity_of
 
 log = logging.getLogger("apc.http")
 
+CLIENT_CLOSED_REQUEST = 499
+
 
 @dataclass
 class RequestNote:
@@ -28,6 +30,8 @@ class RequestNote:
 
     calls: list[str] = field(default_factory=list)
     """`tool code` for each tool call the request carried."""
+    abandoned_after: int | None = None
+    """Bytes of the body received before the client went away without sending the rest (`body`)."""
 
 
 _CURRENT: contextvars.ContextVar[RequestNote | None] = contextvars.ContextVar("apc_request", default=None)
@@ -71,6 +75,10 @@ class AccessLog:
             identity = identity_of(Request(scope))
             who = f"{identity.kind}:{identity.id}" if identity is not None else "-"
             calls = ", ".join(note.calls)
+            if note.abandoned_after is not None:
+                # Nothing was answered: the client left halfway through its body (nginx's 499).
+                status = CLIENT_CLOSED_REQUEST
+                calls = f"body abandoned after {note.abandoned_after} bytes"
             log.info(
                 "%s %s %s %s%s %.1fms",
                 scope["method"],

@@ -28,6 +28,7 @@ from starlette.types import ASGIApp
 from engine.files import Files
 from engine.http.access import AccessLog
 from engine.http.bearer import IdentityVerifier
+from engine.http.body import BodyGuard
 from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.extra import ExtraTool, WithExtraTools
 from engine.http.files import file_route
@@ -97,7 +98,8 @@ def build_app(
     )
     resource_url = _URL.validate_python(public_url.rstrip("/") + MCP_PATH) if oauth and public_url else None
     metadata_url = build_resource_metadata_url(resource_url) if resource_url else None
-    guarded = RequireAuthMiddleware(PostOnly(StreamableHTTPASGIApp(manager)), [], metadata_url)
+    body_checked = BodyGuard(StreamableHTTPASGIApp(manager), max_request_bytes(engine.org))
+    guarded = RequireAuthMiddleware(PostOnly(body_checked), [], metadata_url)
     mcp_app = AuthenticationMiddleware(
         guarded, backend=BearerAuthBackend(IdentityVerifier(engine.org, oauth))
     )

@@ -19,6 +19,8 @@ import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
 from engine.http.bearer import identity_of
+from engine.http.body import NUMBER_ISSUES
+from engine.http.metrics import note_call
 from engine.http.tool_meta import tool_definitions
 from engine.identity import Identity
 from engine.version import package_version
@@ -55,12 +57,30 @@ def tool_list(tools: list[str]) -> list[types.Tool]:
 
 
 def result_of(envelope: Mapping[str, Any]) -> types.CallToolResult:
-    text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
+    """The envelope as structured content and as its JSON text, which are always equal.
+
+    `allow_nan=False`: a result that held NaN or an infinity would not be JSON, and strict clients
+    could not read it at all; it is logged and answered as the generic `retry` envelope instead.
+    """
+    try:
+        text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+    except ValueError:
+        log.exception("a result held a number JSON cannot carry")
+        envelope = UNEXPECTED
+        text = json.dumps(envelope, ensure_ascii=False, separators=(",", ":"))
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)],
         structured_content=dict(envelope),
         is_error=not envelope.get("ok", False),
     )
+
+
+def inexact(issues: list[str]) -> dict[str, Any]:
+    """The `invalid` envelope for arguments whose numbers the edge found it cannot keep (`numbers`)."""
+    return {
+        "ok": False,
+        "error": {"code": "invalid", "message": "numbers must be finite and kept exactly", "issues": issues},
+    }
 
 
 def build_mcp_server(engine: ToolEngine, extra: Sequence[types.Tool] = ()) -> Server[Any]:
@@ -81,6 +101,10 @@ def build_mcp_server(engine: ToolEngine, extra: Sequence[types.Tool] = ()) -> Se
         identity = identity_of(ctx.request)
         if identity is None:
             return result_of(UNAUTHENTICATED)
+        issues = getattr(ctx.request, "scope", {}).get(NUMBER_ISSUES)
+        if issues:
+            note_call(identity, params.name, "invalid")
+            return result_of(inexact(issues))
         return result_of(await call_logged(engine, identity, params.name, dict(params.arguments or {})))
 
     return Server(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from engine.clock import SystemClock
+from engine.clock import rfc3339
 from engine.datafolder import DataFolderInUse, default_data_dir
 from engine.http import logs
 from engine.org import ConfigError, OrgConfig
@@ -180,9 +180,7 @@ async def serve(
     public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
     data_dir = options.data or default_data_dir()
     try:
-        engine = await Engine.open(
-            data_dir, org, clock=SystemClock(options.speed), public_base_url=public_url
-        )
+        engine = await Engine.open(data_dir, org, speed=options.speed, public_base_url=public_url)
     except BaseException as error:
         sock.close()
         if isinstance(error, ConfigError):
@@ -209,7 +207,13 @@ async def serve(
             return EXIT_FAILED
         if engine.evaluator is not None:
             log.info("offering check-1: checks answered by %s", engine.evaluator.model)
-        log.info("serving %s (data: %s, clock speed %g)", server.url, data_dir, options.speed)
+        log.info(
+            "serving %s (data: %s, clock speed %g, server time %s)",
+            server.url,
+            data_dir,
+            options.speed,
+            rfc3339(engine.clock.now()),
+        )
         if options.public_url is None and options.host in ("0.0.0.0", "::"):
             log.warning("file links point at %s; pass --public-url for agents on other hosts", public_url)
         if on_ready is not None:
@@ -238,6 +242,8 @@ async def _publish(engine: Engine) -> bool:
             log.info("published %s version %s", result.name, result.version)
         else:
             log.info("%s version %s is current", result.name, result.version)
+        for warning in result.warnings:
+            log.warning("  %s: warning: %s", result.name, warning)
     return ok
 
 

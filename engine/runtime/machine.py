@@ -267,16 +267,26 @@ class Machine:
             st.state = "done"
             self.end("ended", "rejected", by, note)
             return
-        self._rewind(step.on_reject, step_id)
-        st.state = None
+        # The approval is rewound like the steps around it only when the run goes back to before it;
+        # a forward `on_reject` (or one to a route never taken) leaves it done, with its decision.
+        if self._rewind(step.on_reject, step_id):
+            st.state = None
+        else:
+            st.state = "done"
         self.enter(step.on_reject)
 
-    def _rewind(self, target: str, rejecting: str) -> None:
-        """Steps completed since `target` was reached lose their current fields (kept in history).
+    def _rewind(self, target: str, rejecting: str) -> bool:
+        """Steps completed since `target` was last reached lose their current fields (kept in history).
 
-        Inside a branch only that branch is touched; from after a join to the parallel step, the
-        whole region (parallel profile §3).
+        "After the returned-to step" (spec §3.1) is read in time: a step is rewound when it was
+        reached or completed later than the target's last entry. A target never reached (a forward
+        `on_reject`, a route the run did not take) rewinds nothing. Inside a branch only that branch
+        is touched; from after a join to the parallel step, the whole region (parallel profile §3).
+        True when the rejecting approval itself lies after the target (so it is rewound too).
         """
+        threshold = self.run.steps[target].entered
+        if threshold == 0 or self.run.steps[rejecting].entered <= threshold:
+            return False
         branch_of = self.process.branch_of(rejecting)
         if branch_of is not None:
             parallel = self.step(branch_of)
@@ -284,10 +294,9 @@ class Machine:
             scope = self.process.branch_steps(entry)
         else:
             scope = tuple(s.id for s in self.process.steps)
-        threshold = self.run.steps[target].entered
         for sid in scope:
             st = self.run.steps[sid]
-            if sid in (target, rejecting) or st.entered <= threshold:
+            if sid in (target, rejecting) or max(st.entered, st.completed) <= threshold:
                 continue
             self._close_item(sid)
             current = self.run.data.get(sid)
@@ -295,6 +304,7 @@ class Machine:
                 self.run.data[sid] = {"history": [*current.get("history", []), _current(current)]}
             st.state, st.claim, st.escalation, st.timer_at, st.due_at = None, None, None, None, None
             st.overdue, st.handoff, st.joined = False, None, []
+        return True
 
     def fail(self, step_id: str, by: str, note: str) -> None:
         """A `failed` decision, or a server step that cannot proceed: the run ends `failed`."""
@@ -418,13 +428,8 @@ class Machine:
 
     # --- time and events ---------------------------------------------------------------------------
 
-    def expire_leases(self) -> None:
-        """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
-        for sid, st in self.run.steps.items():
-            if st.state == "claimed" and st.claim and parse_stamp(st.claim.expires_at) <= self.now:
-                self._end_lease(sid)
-
     def _end_lease(self, step_id: str) -> None:
+        """A lease that ended makes its step claimable at once, progress handed to the next attempt."""
         st = self.run.steps[step_id]
         if st.claim is None:
             raise RuntimeError("a lease ended without a claim")

@@ -32,6 +32,8 @@ from engine.store.base import (
 from engine.store.state import Notification, Run
 
 SCHEMA_VERSION = 3
+SERVER_TIME = "server_time"
+"""The meta row holding the latest server time a write recorded."""
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -99,31 +101,58 @@ async def connect(path: Path) -> aiosqlite.Connection:
     return conn
 
 
+async def connect_read_only(path: Path) -> aiosqlite.Connection:
+    """`mode=ro`: SQLite itself refuses every write, so nothing in the data folder can change."""
+    conn = await aiosqlite.connect(path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
+    await conn.execute("PRAGMA busy_timeout=5000")
+    await conn.execute("PRAGMA query_only=ON")
+    return conn
+
+
 class SqliteStore:
     def __init__(
-        self, writer: aiosqlite.Connection, reader: aiosqlite.Connection, outbox: aiosqlite.Connection
+        self,
+        writer: aiosqlite.Connection | None,
+        reader: aiosqlite.Connection,
+        outbox: aiosqlite.Connection | None,
     ) -> None:
         self._w = writer
         self._r = reader
         self._outbox = outbox
         """The deliverers' own connection: claiming and recording deliveries never waits on (or holds
-        up) the engine's writer beyond SQLite's own write lock."""
+        up) the engine's writer beyond SQLite's own write lock. None, like the writer, when read-only."""
 
     @classmethod
-    async def open(cls, path: Path) -> SqliteStore:
+    async def open(cls, path: Path, *, read_only: bool = False) -> SqliteStore:
+        """The store in `path`, migrated to this version; read-only, it must already be at it."""
+        if read_only:
+            reader = await connect_read_only(path)
+            try:
+                await _require_current(reader)
+            except BaseException:
+                await reader.close()
+                raise
+            return cls(None, reader, None)
         writer = await connect(path)
         await _migrate(writer)
         reader = await connect(path)
         outbox = await connect(path)
         return cls(writer, reader, outbox)
 
+    @property
+    def read_only(self) -> bool:
+        return self._w is None
+
     async def close(self) -> None:
-        await self._outbox.close()
         await self._r.close()
-        await self._w.close()
+        for conn in (self._outbox, self._w):
+            if conn is not None:
+                await conn.close()
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[SqliteTransaction]:
+        if self._w is None:
+            raise RuntimeError("the store is open read-only")
         await self._w.execute("BEGIN IMMEDIATE")
         try:
             yield SqliteTransaction(self._w)
@@ -143,6 +172,9 @@ class SqliteStore:
     async def get_meta(self, key: str) -> str | None:
         row = await self._one("SELECT value FROM meta WHERE key = ?", key)
         return None if row is None else row[0]
+
+    async def server_time(self) -> str | None:
+        return await self.get_meta(SERVER_TIME)
 
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = ?", run_id)
@@ -291,10 +323,15 @@ class SqliteStore:
         return await sqlite_outbox.deliveries(self._r, run_id)
 
     async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
-        return await sqlite_outbox.claim(self._outbox, owner, now, lease_until, limit)
+        return await sqlite_outbox.claim(self._deliverers(), owner, now, lease_until, limit)
 
     async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
-        return await sqlite_outbox.record(self._outbox, delivery, owner, result)
+        return await sqlite_outbox.record(self._deliverers(), delivery, owner, result)
+
+    def _deliverers(self) -> aiosqlite.Connection:
+        if self._outbox is None:
+            raise RuntimeError("the store is open read-only: nothing is delivered from it")
+        return self._outbox
 
     async def counts(self) -> StoreCounts:
         row = await self._one(
@@ -421,7 +458,7 @@ class SqliteTransaction:
                 record.identity,
                 record.tool,
                 record.args_hash,
-                json.dumps(record.result, ensure_ascii=False),
+                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
             ),
         )
 
@@ -464,6 +501,17 @@ class SqliteTransaction:
     async def set_meta(self, key: str, value: str) -> None:
         await self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
 
+    async def delete_meta(self, key: str) -> None:
+        await self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    async def advance_clock(self, at: str) -> None:
+        # Stamps sort as text, so the larger string is the later time.
+        await self._c.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            (SERVER_TIME, at),
+        )
+
 
 _VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
 
@@ -487,6 +535,17 @@ async def _latest(conn: aiosqlite.Connection, name: str) -> VersionRecord | None
     async with conn.execute(sql, (name,)) as cur:
         row = await cur.fetchone()
     return None if row is None else _version(row)
+
+
+async def _require_current(conn: aiosqlite.Connection) -> None:
+    """A read-only store cannot migrate: its file must be exactly this server's schema version."""
+    async with conn.execute("SELECT MAX(version) FROM schema_version") as cur:
+        row = await cur.fetchone()
+    current = (row[0] if row is not None else None) or 0
+    if current != SCHEMA_VERSION:
+        raise RuntimeError(
+            f"store schema {current} is not this server's ({SCHEMA_VERSION}); open it writable once"
+        )
 
 
 async def _migrate(conn: aiosqlite.Connection) -> None:

@@ -150,7 +150,8 @@ class Run:
         }
         doc["work_items"] = {wid: vars(item) for wid, item in self.work_items.items()}
         doc["events"] = [vars(event) for event in self.events]
-        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False)
+        # allow_nan=False: no NaN or infinity is ever stored (the tools refuse them on the way in).
+        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
     @classmethod
     def from_json(cls, text: str) -> Run:

@@ -3,7 +3,8 @@
 Tokens are random and opaque. The claim on the step and the token index keep only their SHA-256,
 with the run and step they were issued for. The result a `claim` or `renew` recorded for its
 `requestId` keeps the token itself, because a replay must return the original result (tools.md
-`claim`) and a hash cannot give it back; such a token works only until its lease ends or is renewed.
+`claim`) and a hash cannot give it back; that record is encrypted (`tools.replays`), and such a token
+works only until its lease ends or is renewed.
 A token the server never issued is `invalid`; one it issued whose lease ended or was replaced is
 `stale`.
 """

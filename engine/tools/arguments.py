@@ -8,6 +8,7 @@ the tools' own, checked after `run_ended` (spec §3.5).
 
 from __future__ import annotations
 
+import math
 from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
@@ -173,6 +174,39 @@ ARGUMENTS: dict[str, type[BaseModel]] = {
     "send_event": SendEventArgs,
     "list_runs": ListRunsArgs,
 }
+
+
+def unreadable(value: Any, path: str = "") -> list[str]:
+    """Where `value` holds what JSON cannot carry: NaN or an infinity (spec §2.3: numbers are JSON
+    numbers), or text with a lone surrogate (not Unicode, so it could be neither stored nor sent back).
+
+    JSON text arrives over HTTP, where parsers refuse lone surrogates and the edge also refuses numbers
+    a float would round (`engine.http.numbers`); an embedded caller hands values over directly, so this
+    check is the engine's own. The offending text itself is never echoed in an issue.
+    """
+    if isinstance(value, float):
+        return [] if math.isfinite(value) else [f"{path}: not a finite number"]
+    if isinstance(value, str):
+        return [] if _is_unicode(value) else [f"{path}: not valid Unicode text"]
+    if isinstance(value, dict):
+        issues: list[str] = []
+        for key, item in value.items():
+            if isinstance(key, str) and not _is_unicode(key):
+                issues.append(f"{path}: not valid Unicode text")
+                continue
+            issues += unreadable(item, f"{path}.{key}" if path else str(key))
+        return issues
+    if isinstance(value, list):
+        return [issue for i, item in enumerate(value) for issue in unreadable(item, f"{path}[{i}]")]
+    return []
+
+
+def _is_unicode(text: str) -> bool:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def issues_of(error: ValidationError) -> list[str]:

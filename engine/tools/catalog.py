@@ -23,6 +23,8 @@ class PublishResult:
     version: int | None
     created: bool
     issues: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    """What the validator warned about: never a reason to refuse (spec §2 refuses only its rules)."""
 
 
 @dataclass(frozen=True)
@@ -34,6 +36,7 @@ class Draft:
     process: Process
     content_hash: str
     bindings: dict[str, str]
+    warnings: list[str] = field(default_factory=list)
 
 
 class Catalog:
@@ -81,11 +84,12 @@ def draft(
         elif group not in org.groups:
             issues.append(f"bind.{role}: unknown group '{group}'")
     issues.extend(f"bind.{role}: not a role of this process" for role in bind if role not in process.roles)
-    if issues:
+    if issues or loaded.text is None:
         return None, issues
-    path = source / document.PROCESS_FILE if source.is_dir() else source
-    text = path.read_text(encoding="utf-8")
-    return Draft(process.name, text, process, loaded.content_hash, dict(bind)), []
+    # The text the hash was computed over, not a second read: reading it again in text mode would
+    # turn CRLF into LF, and the stored text would no longer be the one hashed (spec §6 rule 5).
+    warnings = [str(w) for w in loaded.warnings]
+    return Draft(process.name, loaded.text, process, loaded.content_hash, dict(bind), warnings), []
 
 
 def _tools_needed(process: Process) -> dict[str, str]:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import base64
 import json
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -22,7 +21,9 @@ from engine.runtime.machine import Machine
 from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
 from engine.store.state import Run
 from engine.tools.catalog import Catalog
-from engine.tools.errors import invalid, not_found
+from engine.tools.cursors import Cursors
+from engine.tools.errors import not_found
+from engine.tools.replays import Replays
 from engine.tools.views import Views
 
 
@@ -34,6 +35,8 @@ class Context:
     files: Files
     catalog: Catalog
     views: Views
+    cursors: Cursors
+    replays: Replays
     tools: tuple[str, ...]
     profiles: tuple[str, ...]
     evaluator: Evaluator | None = None
@@ -93,21 +96,25 @@ async def pinned(ctx: Context, name: str, version: int) -> tuple[VersionRecord, 
 
 
 async def read_run(ctx: Context, run_id: str, now: datetime) -> tuple[Run, Process]:
-    """A run as a read shows it: committed state, with leases that ended shown as ended."""
+    """A run as a read shows it: as of `now`, every timer due by then applied.
+
+    On a writable store the reads applied them first (`timers.apply_due`), so this changes nothing;
+    on a read-only store it is the caught-up view, computed in memory and never written.
+    """
     run = await ctx.store.get_run(run_id)
     if run is None:
         raise not_found(f"run '{run_id}'")
     machine = await machine_for(ctx, run, now)
-    machine.expire_leases()
+    machine.catch_up()
     return run, machine.process
 
 
 async def read_runs(ctx: Context, run_ids: list[str], now: datetime) -> dict[str, tuple[Run, Process]]:
-    """Several runs as reads show them, fetched together; runs gone since the index read are absent."""
+    """Several runs as `read_run` shows them, fetched together; runs gone since the index read are absent."""
     out: dict[str, tuple[Run, Process]] = {}
     for run_id, run in (await ctx.store.get_runs(sorted(set(run_ids)))).items():
         machine = await machine_for(ctx, run, now)
-        machine.expire_leases()
+        machine.catch_up()
         out[run_id] = (run, machine.process)
     return out
 
@@ -128,22 +135,3 @@ def canonical(value: Any) -> str:
         return rfc8785.dumps(value).decode()
     except (rfc8785.IntegerDomainError, rfc8785.FloatDomainError, TypeError, ValueError):
         return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-
-
-def encode_cursor(value: Any) -> str:
-    return base64.urlsafe_b64encode(json.dumps(value, separators=(",", ":")).encode()).decode().rstrip("=")
-
-
-def decode_cursor(cursor: str, shape: tuple[type, ...]) -> list[Any]:
-    """A cursor this server issued; anything else is `invalid` (cursors are opaque to callers)."""
-    try:
-        value = json.loads(base64.urlsafe_b64decode(cursor + "=" * (-len(cursor) % 4)))
-    except (ValueError, TypeError):
-        value = None
-    if (
-        not isinstance(value, list)
-        or len(value) != len(shape)
-        or not all(isinstance(v, t) and not isinstance(v, bool) for v, t in zip(value, shape, strict=True))
-    ):
-        raise invalid("the cursor was not issued by this server", ["cursor: not valid"])
-    return value

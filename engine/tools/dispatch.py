@@ -14,14 +14,16 @@ import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable
+from datetime import datetime
 from typing import Any
 
 from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import RequestRecord
-from engine.tools import agent, checking, reads, runs
-from engine.tools.arguments import ARGUMENTS, issues_of
+from engine.store.state import stamp
+from engine.tools import agent, checking, reads, runs, timers
+from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
 from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
 
@@ -66,10 +68,18 @@ TOOL_ORDER = (
 )
 
 
+AS_OF_NOW = frozenset({"get_run", "get_work", "list_runs"})
+"""Reads that show runs: what is due is applied before they read (`timers`)."""
+
+
 class Dispatcher:
     def __init__(self, ctx: Context, write_lock: asyncio.Lock) -> None:
         self.ctx = ctx
         self.lock = write_lock
+
+    async def apply_due(self, now: datetime) -> None:
+        """Apply every timer due by `now` (the timer loop, and every read of runs)."""
+        await timers.apply_due(self.ctx, self.lock, now)
 
     async def call(self, identity: Identity, tool: str, arguments: Any) -> dict[str, Any]:
         try:
@@ -87,12 +97,17 @@ class Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise invalid("arguments must be an object", ["arguments: expected object"])
+        if problems := unreadable(arguments):
+            raise invalid("the arguments hold values JSON cannot carry", problems)
         try:
             args = ARGUMENTS[tool].model_validate(arguments)
         except ValidationError as exc:
             raise invalid("the arguments do not match the tool's schema", issues_of(exc)) from None
         if tool in READS:
-            return await READS[tool](self.ctx, Call(identity, self.ctx.clock.now()), args)
+            now = self.ctx.clock.now()
+            if tool in AS_OF_NOW:
+                await self.apply_due(now)
+            return await READS[tool](self.ctx, Call(identity, now), args)
         return await self._write(identity, tool, arguments, args)
 
     async def _write(self, identity: Identity, tool: str, arguments: dict[str, Any], args: BaseModel) -> Any:
@@ -124,10 +139,18 @@ class Dispatcher:
                     raise conflict(
                         "this requestId was already used with other arguments", "requestId: already used"
                     )
-                return earlier.result
+                readable, result = self.ctx.replays.open(request_id, identity.id, tool, earlier.result)
+                if not readable:
+                    raise conflict(
+                        "this requestId was already used, and its result cannot be read back "
+                        "(the server's secrets file changed); make a new call",
+                        "requestId: already used",
+                    )
+                return result
             kept: ToolError | None = None
             async with self.ctx.store.transaction() as tx:
                 call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
+                await tx.advance_clock(stamp(call.now))
                 try:
                     result = await WRITES[tool](self.ctx, call, args)
                 except ToolError as err:
@@ -135,7 +158,8 @@ class Dispatcher:
                         raise
                     kept = err
                 else:
-                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, result))
+                    recorded = self.ctx.replays.seal(request_id, identity.id, tool, result)
+                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
             if kept is not None:
                 raise kept
             return result

@@ -1,13 +1,22 @@
-"""The read tools: describe, list_processes, get_run, list_runs, get_work. None of them writes."""
+"""The read tools: describe, list_processes, get_run, list_runs, get_work. None of them writes.
+
+The dispatcher applies what is due before the three that show runs (`timers`), so they read runs as of
+now. On a read-only store they compute that in memory: `get_run` exactly; `get_work` and `list_runs`
+page through the store's indexes as they are and show each listed run caught up.
+"""
 
 from __future__ import annotations
 
+from dataclasses import replace
+from datetime import datetime
 from typing import Any
 
 from engine.org import OPERATORS_GROUP
+from engine.store.base import RunRow
 from engine.store.state import snapshot_of, stamp
 from engine.tools.arguments import DescribeArgs, GetRunArgs, GetWorkArgs, ListProcessesArgs, ListRunsArgs
-from engine.tools.context import Call, Context, canonical, decode_cursor, encode_cursor, read_run, read_runs
+from engine.tools.context import Call, Context, canonical, read_run, read_runs
+from engine.tools.cursors import Read
 from engine.tools.errors import forbidden
 from engine.tools.views import agent_work_item, run_summary
 
@@ -29,7 +38,7 @@ async def describe(ctx: Context, call: Call, args: DescribeArgs) -> dict[str, An
 
 
 async def list_processes(ctx: Context, call: Call, args: ListProcessesArgs) -> dict[str, Any]:
-    after = decode_cursor(args.cursor, (str,))[0] if args.cursor else None
+    after = ctx.cursors.decode("list_processes", args.cursor, (str,))[0] if args.cursor is not None else None
     records = await ctx.store.list_latest_versions(after, PROCESS_PAGE + 1)
     items = []
     for record in records[:PROCESS_PAGE]:
@@ -43,7 +52,8 @@ async def list_processes(ctx: Context, call: Call, args: ListProcessesArgs) -> d
             item["requires"] = record.requires
         items.append(item)
     more = len(records) > PROCESS_PAGE
-    return {"items": items, "nextCursor": encode_cursor([items[-1]["name"]]) if more else None}
+    cursor = ctx.cursors.encode("list_processes", [items[-1]["name"]]) if more else None
+    return {"items": items, "nextCursor": cursor}
 
 
 async def get_run(ctx: Context, call: Call, args: GetRunArgs) -> dict[str, Any]:
@@ -52,15 +62,35 @@ async def get_run(ctx: Context, call: Call, args: GetRunArgs) -> dict[str, Any]:
 
 
 async def list_runs(ctx: Context, call: Call, args: ListRunsArgs) -> dict[str, Any]:
-    before = decode_cursor(args.cursor, (int,))[0] if args.cursor else None
+    before = ctx.cursors.decode("list_runs", args.cursor, (int,))[0] if args.cursor is not None else None
     filters = [(name, canonical(value)) for name, value in sorted((args.inputs or {}).items())]
     rows = await ctx.store.list_runs(args.process, args.state, filters, before, args.limit + 1)
     page = rows[: args.limit]
     more = len(rows) > args.limit
-    return {
-        "items": [run_summary(row) for row in page],
-        "nextCursor": encode_cursor([page[-1].seq]) if more else None,
-    }
+    cursor = ctx.cursors.encode("list_runs", [page[-1].seq]) if more else None
+    if ctx.store.read_only:
+        page = await _as_of_now(ctx, page, call.now, args.state)
+    return {"items": [run_summary(row) for row in page], "nextCursor": cursor}
+
+
+async def _as_of_now(ctx: Context, page: list[RunRow], now: datetime, state: str | None) -> list[RunRow]:
+    """A read-only store's rows, with the runs a due timer changed shown as caught up in memory.
+
+    The index cannot be rewritten there, so a run a timer moved into the `state` asked for shows up
+    only once a writable server has applied the timer; one it moved out of that state is left out.
+    """
+    due = set(await ctx.store.due_runs(stamp(now))) & {row.id for row in page}
+    if not due:
+        return page
+    runs = await read_runs(ctx, sorted(due), now)
+    out: list[RunRow] = []
+    for row in page:
+        if row.id in runs:
+            run = runs[row.id][0]
+            row = replace(row, state=run.state, outcome=run.outcome, updated_at=run.updated_at)
+        if state is None or row.state == state:
+            out.append(row)
+    return out
 
 
 async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
@@ -69,16 +99,16 @@ async def get_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any
     return await _person_work(ctx, call, args)
 
 
-def _work_cursor(cursor: str | None) -> tuple[str, int, int] | None:
+def _work_cursor(ctx: Context, read: Read, cursor: str | None) -> tuple[str, int, int] | None:
     """The (time, run, index) position a `get_work` page ended at, from the cursor that ended it."""
-    if not cursor:
+    if cursor is None:
         return None
-    at, run_seq, index = decode_cursor(cursor, (str, int, int))
+    at, run_seq, index = ctx.cursors.decode(read, cursor, (str, int, int))
     return at, run_seq, index
 
 
 async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, Any]:
-    after = _work_cursor(args.cursor)
+    after = _work_cursor(ctx, "agent_work", args.cursor)
     rows = await ctx.store.agent_work(stamp(call.now), args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
@@ -88,7 +118,9 @@ async def _agent_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str, 
             items.append(agent_work_item(run, row.step_id))
     more = len(rows) > args.limit
     last = rows[args.limit - 1] if more else None
-    cursor = encode_cursor([last.available_at, last.run_seq, last.step_index]) if last else None
+    cursor = (
+        ctx.cursors.encode("agent_work", [last.available_at, last.run_seq, last.step_index]) if last else None
+    )
     return {"items": items, "nextCursor": cursor}
 
 
@@ -96,7 +128,7 @@ async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str,
     if not call.identity.is_person:
         raise forbidden("get_work is for agents and people")
     groups = ctx.org.groups_of(call.identity)
-    after = _work_cursor(args.cursor)
+    after = _work_cursor(ctx, "person_work", args.cursor)
     rows = await ctx.store.person_work(call.identity.id, groups, args.process, after, args.limit + 1)
     runs = await read_runs(ctx, [row.run_id for row in rows[: args.limit]], call.now)
     items = []
@@ -120,5 +152,7 @@ async def _person_work(ctx: Context, call: Call, args: GetWorkArgs) -> dict[str,
         )
     more = len(rows) > args.limit
     last = rows[args.limit - 1] if more else None
-    cursor = encode_cursor([last.created_at, last.run_seq, last.item_seq]) if last else None
+    cursor = (
+        ctx.cursors.encode("person_work", [last.created_at, last.run_seq, last.item_seq]) if last else None
+    )
     return {"items": items, "nextCursor": cursor}

@@ -16,7 +16,6 @@ the server's timer loop would.
 from __future__ import annotations
 
 import base64
-import hashlib
 import json
 import textwrap
 import uuid
@@ -47,7 +46,6 @@ FIN2 = person("fin.two@example.com")
 LEGAL = person("legal@example.com")
 OUTSIDER = person("outsider@example.com")
 OPS = person("ops@example.com", operator=True)
-NOT_IN_ORG = "nobody@elsewhere.example"
 
 
 def _tool_validators() -> tuple[dict[str, Draft202012Validator], dict[str, Draft202012Validator]]:
@@ -218,18 +216,10 @@ def states(view: dict[str, Any]) -> dict[str, str | None]:
     return {s["id"]: s["state"] for s in view["steps"]}
 
 
-def step_entry(view: dict[str, Any], step_id: str) -> dict[str, Any]:
-    return next(s for s in view["steps"] if s["id"] == step_id)
-
-
 def work_item(view: dict[str, Any], step_id: str) -> dict[str, Any]:
     found = [w for w in view["workItems"] if w["stepId"] == step_id]
     assert len(found) == 1, view["workItems"]
     return found[0]
-
-
-def sha256_hex(content: bytes) -> str:
-    return hashlib.sha256(content).hexdigest()
 
 
 VENDOR = """
@@ -269,91 +259,6 @@ steps:
 The agent screens, finance approves.
 """
 VENDOR_BIND = {"finance-approver": "g_finance"}
-
-CHAIN = """
----
-name: doc-chain
-description: Draft and polish a document, then approve it or send it back to the draft.
-inputs:
-  title: string
-steps:
-  - id: draft
-    agent: Draft the document.
-    output: { text: string }
-  - id: polish
-    agent: Polish the draft.
-    output: { text: string }
-  - id: approve
-    person: finance-approver
-    approve: Approve the polished document.
-    on_reject: draft
-    next: published
-  - id: published
-    finish: published
----
-
-Draft, polish, approve.
-"""
-
-SIGN = """
----
-name: quick-sign
-description: An agent prepares an amount and finance signs it or rejects it for good.
-requires:
-  systems: [erp, gmail]
-inputs:
-  amount: number
-steps:
-  - id: prepare
-    agent: Prepare the amount.
-    output: { amount: number }
-  - id: sign
-    person: finance-approver
-    approve: Sign the amount.
-    next: signed
-  - id: signed
-    finish: signed
----
-
-Prepare, sign.
-"""
-
-DESK = """
----
-name: desk-work
-description: Triage a ticket, have its owner fix it, and have the requester confirm.
-inputs:
-  ticket: string
-  owner: person
-steps:
-  - id: triage
-    agent: Triage the ticket.
-    output:
-      priority: { type: string, one_of: [low, high] }
-      tags: { type: list, items: { type: string, one_of: [billing, access, other] }, optional: true }
-    due: 1d
-  - id: fix
-    person: inputs.owner
-    task: Fix the problem and link the change.
-    output:
-      fixed: boolean
-      notes: { type: string, optional: true }
-    evidence: [link]
-    next:
-      - { to: confirm, when: The fix worked }
-      - abandon
-  - id: confirm
-    person: initiator
-    approve: Confirm the ticket can be closed.
-    next: closed
-  - id: abandon
-    finish: abandoned
-  - id: closed
-    finish: closed
----
-
-Triage, fix, confirm.
-"""
 
 MEMO = """
 ---
@@ -421,46 +326,6 @@ steps:
 Wait twice.
 """
 
-FORK = """
----
-name: fork-join
-description: Prepare, then build and legal review at the same time, then finance reviews.
-inputs:
-  title: string
-steps:
-  - id: prepare
-    agent: Prepare the plan.
-    output: { plan: string }
-  - id: split
-    parallel: [build, legal_check]
-    next: review
-  - id: build
-    agent: Build it.
-    output: { artifact: string }
-    next: build_qa
-  - id: build_qa
-    agent: Check the build.
-    output: { passed: boolean }
-    next: join
-  - id: legal_check
-    person: legal-team
-    task: Review the legal side.
-    output: { fine: boolean }
-    due: 1d
-    next: join
-  - id: review
-    person: finance-approver
-    approve: Review everything.
-    on_reject: split
-    next: done
-  - id: done
-    finish: shipped
----
-
-Fork and join.
-"""
-FORK_BIND = {"legal-team": "g_legal", "finance-approver": "g_finance"}
-
 
 async def vendor_submission(server: Server, token: str, route: str = "approve", who: Identity = AGENT) -> Any:
     """Arguments of an acceptable `check_vendor` submission, with a fresh uploaded report."""
@@ -473,12 +338,3 @@ async def vendor_submission(server: Server, token: str, route: str = "approve", 
         "next": route,
         "reason": "Cleared on both lists." if route == "approve" else "A hit.",
     }
-
-
-async def vendor_at_approval(server: Server, who: Identity = AGENT, **extra: Any) -> Any:
-    """A vendor-screening run whose screening was accepted: the view with the approval work item."""
-    await server.publish(VENDOR, VENDOR_BIND)
-    view = await server.start("vendor-screening", {"vendorName": "Acme"}, who=who, **extra)
-    run_id = view["run"]["id"]
-    claimed = await server.claim(run_id, "check_vendor")
-    return await server.ok(AGENT, "submit", **await vendor_submission(server, claimed["token"]))

@@ -144,12 +144,13 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         await app.ready.wait()
         work = app.main.work
         runs_of = lambda: [work.entries[k]["runId"] for k in work.table.keys]  # noqa: E731
-        assert runs_of() == [task, late, soon]
+        # Oldest update first: `late` was updated when it went overdue (applied as the queue read it).
+        assert runs_of() == [task, soon, late]
         await press(pilot, "exclamation_mark")
         assert runs_of() == [late]
         await press(pilot, "exclamation_mark")
         await press(pilot, "K")
-        assert runs_of() == [late, soon]
+        assert runs_of() == [soon, late]
         await press(pilot, "K")
         assert runs_of() == [task]
         await press(pilot, "K", "K")
@@ -163,9 +164,9 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         await press(pilot, "f")
         assert runs_of() == [task]
         await press(pilot, "f")
-        assert runs_of() == [late, soon]
+        assert runs_of() == [soon, late]
         await press(pilot, "f")
-        assert runs_of() == [task, late, soon]
+        assert runs_of() == [task, soon, late]
         await press(pilot, "s")
         assert runs_of() == [late, soon, task]
         assert [cells(work.table, k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]

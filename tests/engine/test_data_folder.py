@@ -13,6 +13,7 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import DB_FILE, Engine
 from engine.datafolder import LOCK_FILE, DataFolderInUse, FolderLock, check_free, default_data_dir
+from engine.keys import SECRETS_FILE
 from tests.engine.engine_support import make_org
 
 HOLDER = """
@@ -36,7 +37,7 @@ async def test_the_folder_is_owner_only_and_so_is_every_file_the_engine_writes(t
         async with engine.store.transaction() as tx:
             await tx.set_meta("probe", "written")
         files = sorted(p.name for p in data.iterdir() if p.is_file())
-        assert files == sorted([DB_FILE, f"{DB_FILE}-shm", f"{DB_FILE}-wal", LOCK_FILE])
+        assert files == sorted([DB_FILE, f"{DB_FILE}-shm", f"{DB_FILE}-wal", LOCK_FILE, SECRETS_FILE])
         assert {name: mode(data / name) for name in files} == dict.fromkeys(files, 0o600)
     finally:
         await engine.close()

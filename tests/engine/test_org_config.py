@@ -68,6 +68,8 @@ def test_a_full_config_loads(tmp_path: Path) -> None:
     [
         ("[server]\nlease = 5\n", "server.lease: unknown key"),
         ("[server]\nlease_seconds = '5'\n", "server.lease_seconds: expected a positive integer"),
+        ("[server]\nsecrets_file = 5\n", "server.secrets_file: expected a path"),
+        ("[server]\nsecrets_file = ' '\n", "server.secrets_file: expected a path"),
         ("[[people]]\nemail = 'x'\n", "people[0].email: not an email address"),
         (
             "[[people]]\nemail = 'a@b.co'\ntoken = 'short'\n",

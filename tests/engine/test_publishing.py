@@ -173,3 +173,24 @@ async def test_list_processes_pages_and_shows_inputs_and_requires(
         ],
         "nextCursor": None,
     }
+
+
+async def test_a_document_with_warnings_publishes_and_the_result_lists_them(
+    engine: Engine, tmp_path: Path
+) -> None:
+    folder = tmp_path / "warned"
+    folder.mkdir()
+    (folder / "PROCESS.md").write_text(
+        "---\nname: warned\ndescription: A demo process.\nsteps:\n"
+        "  - id: work\n    agent: Do it.\n    evidence: [link, link]\n"
+        "  - id: done\n    finish: done\n---\n"
+    )
+    result = await engine.publish(folder, {})
+    assert (result.ok, result.name, result.version, result.created, result.issues) == (
+        True,
+        "warned",
+        1,
+        True,
+        [],
+    )
+    assert result.warnings == ["steps.work.evidence[1]: 'link' is listed twice"]

@@ -77,7 +77,10 @@ async def test_serve_publishes_then_serves_until_stopped(
     messages = [r.getMessage() for r in caplog.records if r.name == "apc.serve"]
     assert messages[0] == "published screening version 1"
     assert messages[1].startswith(f"serving http://127.0.0.1:{options.port}/mcp (data: {tmp_path / 'data'}")
-    assert messages[2:5] == ["stopped", "screening version 1 is current", messages[1]]
+    assert messages[2:4] == ["stopped", "screening version 1 is current"]
+    # The second start names the server time it resumed at, no earlier than the first one's.
+    assert messages[4].split(", server time ")[0] == messages[1].split(", server time ")[0]
+    assert messages[4].split(", server time ")[1] >= messages[1].split(", server time ")[1]
 
 
 @pytest.mark.parametrize(
@@ -85,7 +88,7 @@ async def test_serve_publishes_then_serves_until_stopped(
     [
         (
             ORG + "\n[server]\nlease = 60\n",
-            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes)",
+            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
         ),
         (ORG.replace(f'email = "{MIRA}"', 'email = "mira"'), "people[0].email: not an email address"),
         (ORG + "\n[oauth]\nissuer = 7\n", "line 19: oauth.issuer: expected a non-empty string"),

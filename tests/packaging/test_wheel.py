@@ -26,7 +26,16 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-SOURCES = ("pyproject.toml", "README.md", "LICENSE", "engine", "console", "sample_processes", "themes")
+SOURCES = (
+    "pyproject.toml",
+    "README.md",
+    "LICENSE",
+    "engine",
+    "console",
+    "conform",
+    "sample_processes",
+    "themes",
+)
 TIMEOUT = 120
 
 DESCRIBE = """
@@ -128,7 +137,7 @@ def test_the_wheel_carries_every_module_the_samples_the_themes_and_the_license(i
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     modules = {
         path.relative_to(REPO).as_posix()
-        for folder in ("engine", "console")
+        for folder in ("engine", "console", "conform")
         for path in (REPO / folder).rglob("*.py")
         if "__pycache__" not in path.parts and "bundled" not in path.parts
     }
@@ -141,6 +150,12 @@ def test_the_wheel_carries_every_module_the_samples_the_themes_and_the_license(i
     themes = {f"console/bundled/themes/{p.name}" for p in (REPO / "themes").glob("*.toml")}
     assert samples - names == set() and themes - names == set()
     assert "console/app.tcss" in names
+    conform_data = {
+        p.relative_to(REPO).as_posix()
+        for pattern in ("processes/**/PROCESS.md", "schemas/**/*.json")
+        for p in (REPO / "conform").glob(pattern)
+    }
+    assert len(conform_data) > 30 and conform_data - names == set()
     info = next(n for n in names if n.endswith(".dist-info/METADATA"))
     metadata = zipfile.ZipFile(installed.wheel).read(info).decode()
     assert "License-Expression: Apache-2.0" in metadata.splitlines()
@@ -156,6 +171,20 @@ def test_the_code_runs_from_the_fresh_environment_not_from_the_clone(installed: 
     assert done.returncode == 0, done.stderr
     for path in json.loads(done.stdout):
         assert Path(path).is_relative_to(installed.venv), path
+
+
+def test_conform_finds_its_processes_and_schemas_in_the_installed_package(installed: Installed) -> None:
+    """`apc conform` reads its test processes and JSON Schemas as package data, not from the clone."""
+    listed = installed.run(installed.apc, "conform", "--list", "--only", "describe")
+    assert listed.returncode == 0, listed.stderr
+    assert listed.stdout.startswith("describe.protocol (")
+    setup = installed.run(installed.apc, "conform", "--print-setup", "setup")
+    assert setup.returncode == 0, setup.stderr
+    assert (installed.work / "setup" / "processes" / "conform-vendor" / "PROCESS.md").is_file()
+    loaded = installed.run(
+        installed.python, "-c", "from conform import contracts; print(len(contracts.load().results))"
+    )
+    assert (loaded.returncode, loaded.stdout.strip()) == (0, "14"), loaded.stderr
 
 
 def test_apc_version(installed: Installed) -> None:

@@ -90,7 +90,15 @@ def test_json_prints_one_array_with_one_object_per_path(
     out, err = capsys.readouterr()
     assert err == ""
     assert json.loads(out) == [
-        {"path": str(valid), "ok": True, "name": "demo", "contentHash": HASH, "profiles": [], "issues": []},
+        {
+            "path": str(valid),
+            "ok": True,
+            "name": "demo",
+            "contentHash": HASH,
+            "profiles": [],
+            "issues": [],
+            "warnings": [],
+        },
         {
             "path": str(invalid),
             "ok": False,
@@ -98,6 +106,7 @@ def test_json_prints_one_array_with_one_object_per_path(
             "contentHash": None,
             "profiles": [],
             "issues": [{"path": "steps.work.next", "message": "unknown step 'aprove'"}],
+            "warnings": [],
         },
         {
             "path": str(garbage),
@@ -106,6 +115,7 @@ def test_json_prints_one_array_with_one_object_per_path(
             "contentHash": None,
             "profiles": [],
             "issues": [{"path": "", "message": "no frontmatter: the first line must be exactly '---'"}],
+            "warnings": [],
         },
     ]
 
@@ -168,8 +178,11 @@ def test_help_describes_the_exit_codes(capsys: pytest.CaptureFixture[str]) -> No
     assert cli.main(["validate", "--help"]) == 0
 
     out = capsys.readouterr().out
-    assert out.startswith("usage: apc validate [-h] [--json] PATH [PATH ...]\n")
-    assert "  0  every document is valid\n  1  at least one document has issues\n" in out
+    assert out.startswith("usage: apc validate [-h] [--json] [--strict] PATH [PATH ...]\n")
+    assert (
+        "  0  every document is valid (it may have warnings, unless --strict)\n"
+        "  1  at least one document has issues (or, with --strict, warnings)\n"
+    ) in out
 
 
 def test_a_new_subcommand_is_one_registered_function(

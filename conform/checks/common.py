@@ -1,0 +1,73 @@
+"""Steps many checks share: a vendor screening up to its approval, the server's time, file fetches."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import httpx
+
+from conform.config import Actor
+from conform.session import Session
+
+VENDOR_STEP = {
+    "id": "check_vendor",
+    "instructions": "Check the vendor against both sanctions lists.\nAttach the screening report.\n",
+    "output": {"cleared": "boolean", "summary": "string"},
+    "evidence": ["file"],
+    "next": [
+        {"to": "approve", "when": "The vendor is cleared on both lists"},
+        {"to": "decline", "when": "Any sanctions hit"},
+    ],
+}
+"""`claim.step` of conform-vendor's first step, exactly as the process writes it."""
+
+
+async def vendor_submission(
+    s: Session, token: str, route: str = "approve", who: Actor | None = None
+) -> dict[str, Any]:
+    """Arguments of an acceptable `check_vendor` submission, with a freshly uploaded report."""
+    report = await s.upload(who=who)
+    return {
+        "token": token,
+        "output": {"cleared": route == "approve", "summary": "No hits on either list."},
+        "evidence": [{"kind": "file", "ref": report["id"]}],
+        "summary": "Searched both lists by legal name. Report attached.",
+        "next": route,
+        "reason": "Cleared on both lists." if route == "approve" else "A hit.",
+    }
+
+
+async def vendor_at_approval(s: Session, who: Actor | None = None, **extra: Any) -> Any:
+    """A conform-vendor run whose screening was accepted: the view with the approval work item."""
+    view = await s.start("conform-vendor", {"vendorName": "Acme"}, who, **extra)
+    claimed = await s.claim(view["run"]["id"], "check_vendor")
+    return await s.ok(s.agent, "submit", **await vendor_submission(s, claimed["token"]))
+
+
+async def server_time(s: Session) -> str:
+    """The server's time now, read from a write: the start of a throwaway run."""
+    view = await s.start("conform-queue", {"n": 0})
+    return str(view["run"]["startedAt"])
+
+
+async def fetch(url: str, token: str) -> tuple[int, bytes]:
+    """GET a file URL as given; if the server wants a credential for it, with the caller's bearer token."""
+    async with httpx.AsyncClient(timeout=30.0) as client:
+        response = await client.get(url)
+        if response.status_code in (401, 403):
+            response = await client.get(url, headers={"Authorization": f"Bearer {token}"})
+        return response.status_code, response.content
+
+
+def file_items(value: Any) -> list[dict[str, Any]]:
+    """Every `file` evidence item anywhere inside a result."""
+    found: list[dict[str, Any]] = []
+    if isinstance(value, dict):
+        if value.get("kind") == "file" and "ref" in value:
+            found.append(value)
+        for inner in value.values():
+            found.extend(file_items(inner))
+    elif isinstance(value, list):
+        for inner in value:
+            found.extend(file_items(inner))
+    return found

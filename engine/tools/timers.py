@@ -1,0 +1,50 @@
+"""Applying what is due: the one path the timer loop and every read take.
+
+Timers (waits, wait_for timeouts, `due`, lease ends) are applied at their own due time with everything
+they set off (`Machine.catch_up`), whenever the engine gets to them. The server's loop calls this twice
+a second; `get_run`, `get_work` and `list_runs` call it before they read, so what a read shows is what
+a write would find (spec §3.4: a snapshot from `get_run` is current) even on an engine that never
+ticks. A store opened read-only is left as it is: the read tools catch up an in-memory copy instead
+(`context.read_run`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+from datetime import datetime
+
+from engine.identity import Identity
+from engine.runtime.derive import derive
+from engine.store.state import SERVER, parse_stamp, stamp
+from engine.tools.context import Call, Context, machine_for, save
+
+log = logging.getLogger("engine.timers")
+
+
+async def apply_due(ctx: Context, lock: asyncio.Lock, now: datetime) -> None:
+    """Apply every timer due by `now`, one run per write transaction; a run that fails is logged."""
+    if ctx.store.read_only:
+        return
+    for run_id in await ctx.store.due_runs(stamp(now)):
+        async with lock:
+            try:
+                await _catch_up(ctx, run_id, now)
+            except Exception:
+                log.exception("timer for run %s failed", run_id)
+
+
+async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
+    async with ctx.store.transaction() as tx:
+        run = await tx.get_run(run_id)
+        if run is None or run.is_over:
+            return
+        machine = await machine_for(ctx, run, now)
+        if not any(parse_stamp(at) <= now for at, _, _ in machine.timers()):
+            return
+        await tx.advance_clock(stamp(now))
+        call = Call(Identity("agent", SERVER), now, tx)
+        call.loaded[run_id] = derive(machine)
+        machine.catch_up()
+        # No write of its own: the run was changed, and stamped, at each timer's due time.
+        await save(call, machine, touch=False)
