@@ -12,7 +12,8 @@ import hashlib
 import logging
 import shutil
 import tempfile
-from collections.abc import Coroutine
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -33,7 +34,7 @@ from console.demo.stories import Story, StoryPlayer
 from console.demo.story import RunStarter, scripted_showcase
 from console.resources import bundled
 from console.samples import publish_samples
-from engine.clock import Clock, ManualClock, SystemClock, rfc3339
+from engine.clock import ManualClock, ServerClock, rfc3339
 from engine.core import Engine
 from engine.document.model import Process
 from engine.http.app import RunningServer, bind_socket, start_server
@@ -138,7 +139,7 @@ class DemoSystem:
         settings: DemoSettings,
         engine: Engine,
         org: DemoOrg,
-        clock: Clock,
+        clock: ManualClock | ServerClock,
         server: RunningServer,
         data_dir: Path,
         own_dir: bool,
@@ -152,9 +153,7 @@ class DemoSystem:
         self.server = server
         self.data_dir = data_dir
         self._own_dir = own_dir
-        self.pace: Pace = (
-            ManualPace(clock) if isinstance(clock, ManualClock) else ClockPace(clock, settings.speed)
-        )
+        self.pace: Pace = ManualPace(clock) if isinstance(clock, ManualClock) else ClockPace(clock)
         self.control = DemoControl()
         self.director = Director()
         self.presenter = presenter or DemoPresenter()
@@ -212,13 +211,19 @@ class DemoSystem:
         )
 
     @classmethod
-    async def open(cls, settings: DemoSettings, clock: Clock | None = None) -> DemoSystem:
-        """A demo on a fresh engine; its clock runs `settings.speed` times real time unless one is
-        given (a `ManualClock` for a demo that is conducted turn by turn, see `turn`)."""
+    async def open(
+        cls,
+        settings: DemoSettings,
+        clock: ManualClock | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> DemoSystem:
+        """A demo on a fresh engine (or the data folder given). Its clock is the engine's ServerClock,
+        `settings.speed` times real time as `monotonic` counts it, never going backwards for the folder;
+        the presenter pauses and speeds it. With a `ManualClock` the demo is conducted turn by turn
+        instead (`turn`)."""
         relations = load_relations(settings.samples, str(settings.relations))
         own_dir = settings.data_dir is None
         data_dir = settings.data_dir or Path(tempfile.mkdtemp(prefix="apc-demo-"))
-        clock = clock or SystemClock(settings.speed)
         org = build_demo_org(settings.agents, lease_seconds=settings.lease, check_answers=settings.answers)
         sock = bind_socket(settings.host, settings.port, first=settings.port_start)
         try:
@@ -226,6 +231,8 @@ class DemoSystem:
                 data_dir,
                 org.org,
                 clock=clock,
+                speed=settings.speed,
+                monotonic=monotonic,
                 public_base_url=f"http://{settings.host}:{sock.getsockname()[1]}",
             )
         except BaseException:
@@ -237,7 +244,9 @@ class DemoSystem:
         except BaseException:
             await engine.close()
             raise
-        system = cls(settings, engine, org, clock, server, data_dir, own_dir, relations, presenter)
+        used = engine.clock
+        assert isinstance(used, ManualClock | ServerClock), "the engine builds a ServerClock when given none"
+        system = cls(settings, engine, org, used, server, data_dir, own_dir, relations, presenter)
         try:
             published, refused = await publish_samples(engine, settings.samples)
         except BaseException:
@@ -327,15 +336,23 @@ class DemoSystem:
 
     @property
     def speed(self) -> float:
-        return self.pace.speed if isinstance(self.pace, ClockPace) else self.settings.speed
+        return self.clock.speed if isinstance(self.clock, ServerClock) else self.settings.speed
 
     def set_speed(self, speed: float) -> None:
-        raise PresenterError("this demo's clock runs at a fixed speed")
+        if not isinstance(self.clock, ServerClock):
+            raise PresenterError("a conducted demo's clock moves only turn by turn")
+        self.clock.set_speed(speed)
 
     def pause(self) -> None:
+        """Every demo actor waits at its next call, and server time stands still: no lease lapses, no
+        item goes overdue, no wait ends. The operator's own console still acts."""
         self.control.pause_world()
+        if isinstance(self.clock, ServerClock):
+            self.clock.pause()
 
     def resume(self) -> None:
+        if isinstance(self.clock, ServerClock):
+            self.clock.resume()
         self.control.resume_world()
 
     async def stage_moment(self, name: str) -> str:
