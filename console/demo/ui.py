@@ -33,6 +33,12 @@ def notices(system: DemoSystem) -> list[str]:
         f"Not published: {name}: {'; '.join(issues)}" for name, issues in sorted(system.refused.items())
     ]
     shown += [f"Demo relations: {problem}" for problem in system.relation_problems]
+    if system.story is not None:
+        story = system.story.story
+        shown.append(
+            f"Story {story.name}: {story.title}. You are the {story.user}: each act is cued here and in the "
+            "Demo agents tab when it is due."
+        )
     return shown
 
 
