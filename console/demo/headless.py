@@ -15,8 +15,9 @@ from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from console.demo.control import AgentState
-from console.demo.stories import Story, StoryPlayer, StoryReport, summary_lines
+from console.demo.stories import Story
 from console.demo.story import allowed_outcomes
+from console.demo.story_play import StoryPlayer, StoryReport, summary_lines
 from console.demo.system import DemoSettings, DemoSystem
 from engine.clock import ManualClock
 

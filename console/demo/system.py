@@ -30,8 +30,9 @@ from console.demo.people import DemoPeople, PeopleBehaviour
 from console.demo.presenter import DemoPresenter, PresenterError
 from console.demo.relations import FILE_NAME, Relations, load_relations
 from console.demo.stage import moment
-from console.demo.stories import Story, StoryPlayer
+from console.demo.stories import Story
 from console.demo.story import RunStarter, scripted_showcase
+from console.demo.story_play import StoryPlayer
 from console.resources import bundled
 from console.samples import publish_samples
 from engine.clock import ManualClock, ServerClock, rfc3339

@@ -15,9 +15,9 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from console.demo.agent import Rework
 from console.demo.relations import Relations
 from console.demo.revise import CheckLine, Context, revise
+from console.demo.rework import Rework
 from console.demo.scene import Scene, settle
 from console.demo.work import draft
 from engine.clock import rfc3339
