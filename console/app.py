@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Sequence
+from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
@@ -29,7 +30,7 @@ from console.commands import RegistryCommands
 from console.config import ConsoleConfig
 from console.documents import Documents
 from console.flows import Flows
-from console.modals.common import AnswerDialog
+from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.palette import Palette
 from console.scoped import Permissions, Scoped
@@ -119,7 +120,8 @@ class ApcApp(Scoped, App[None]):
         if self.session is None and self._opener is not None:
             self.session = await self._opener()
         assert self.session is not None
-        self.permissions = Permissions(self.read_only, self.client.capabilities)
+        capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
+        self.permissions = Permissions(self.read_only, capabilities)
         self._flows = Flows(self, Documents(self.client))
         main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
         self.install_screen(main, name="main")
@@ -216,6 +218,11 @@ class ApcApp(Scoped, App[None]):
             text.append(f" · live every {self.config.refresh_seconds:g}s")
         if self.last_refresh is not None:
             text.append(f" · read {self.last_refresh.strftime('%H:%M:%S')}", "dim")
+        presenter = self.session.presenter
+        if presenter is not None:
+            text.append(f" · demo {presenter.speed:g}x")
+            if presenter.paused:
+                text.append(" · DEMO PAUSED (Z)", f"bold {self.palette.warning}")
         main.set_status(text)
 
     # telling the operator
@@ -328,3 +335,58 @@ class ApcApp(Scoped, App[None]):
 
     def action_publish(self) -> None:
         self.flows.publish()
+
+    # presenter controls (a live demo only: `needs="presenter"`)
+
+    def _present(self, action: str, arguments: dict[str, str] | None = None) -> None:
+        presenter = self.session.presenter if self.session is not None else None
+        if presenter is None:
+            return
+
+        async def act() -> None:
+            ok, message = await presenter.control(action, arguments or {})
+            self.toast(message, severity="information" if ok else "error")
+            self.update_status()
+            if action == "stage" and ok:
+                self.reload_soon()
+
+        self.run_worker(act(), group="presenter")
+
+    def action_demo_pause(self) -> None:
+        presenter = self.session.presenter if self.session is not None else None
+        if presenter is not None:
+            self._present("resume" if presenter.paused else "pause")
+
+    def action_demo_faster(self) -> None:
+        self._present("faster")
+
+    def action_demo_slower(self) -> None:
+        self._present("slower")
+
+    def action_demo_leave(self) -> None:
+        """The item or run in view: the open run, the selected work item, or the selected run."""
+        target: dict[str, str] | None = None
+        if isinstance(self.screen, RunScreen):
+            target = {"runId": self.screen.run_id}
+        elif isinstance(self.screen, MainScreen):
+            main = self.main
+            if main.active_tab == "work" and (entry := main.work.selected()) is not None:
+                target = {"runId": entry["runId"], "stepId": entry["workItem"]["stepId"]}
+            elif main.active_tab == "runs" and (run_id := main.runs.selected_id()) is not None:
+                target = {"runId": run_id}
+        if target is None:
+            self.toast("Select a work item or a run to leave to you, or open a run.", severity="warning")
+            return
+        self._present("leave", target)
+
+    def action_demo_stage(self) -> None:
+        presenter = self.session.presenter if self.session is not None else None
+        if presenter is None:
+            return
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self._present("stage", {"moment": name})
+
+        choices = [(title, name) for name, title in presenter.moments]
+        self.push_screen(ChoiceDialog("Stage which moment, on a fresh run?", choices), chosen)

@@ -11,6 +11,7 @@ from pathlib import Path
 from textual.widget import Widget
 
 from console.client import Client, Clock
+from console.presenter import Presenter
 
 
 @dataclass(frozen=True)
@@ -49,6 +50,8 @@ class Session:
     close: Callable[[], Awaitable[None]] | None = None
     notices: list[str] = field(default_factory=list)
     """Shown as toasts once the console is up (what start-up published or refused)."""
+    presenter: Presenter | None = None
+    """The controls of a live demo, when the console shows one."""
 
 
 Opener = Callable[[], Awaitable[Session]]

@@ -46,7 +46,10 @@ class ServerClock:
     clock is monotonic whatever the wall clock does.
 
     The time is `origin + (monotonic() - origin_mono) * speed`, floored by the last time issued; moving
-    the origin (`_rebase`) is how a later change can pause it or change its speed while running.
+    the origin (`_rebase`) is how `pause`, `resume` and `set_speed` steer it while it runs (a live
+    demo's presenter does): paused, time stands still; resumed, it goes on from where it stood, never
+    back. Once steered, the clock no longer catches up with wall time at speed 1, or a pause would
+    be undone the moment it ended.
     """
 
     def __init__(
@@ -62,6 +65,8 @@ class ServerClock:
         if resume_from is not None and resume_from.tzinfo is None:
             raise ValueError("resume_from must be timezone-aware")
         self.speed = speed
+        self.paused = False
+        self._steered = False
         self._wall = wall
         self._monotonic = monotonic
         start = wall()
@@ -74,11 +79,32 @@ class ServerClock:
         self._origin_mono = self._monotonic()
 
     def now(self) -> datetime:
+        if self.paused:
+            return self._last
         current = self._origin + timedelta(seconds=(self._monotonic() - self._origin_mono) * self.speed)
-        if self.speed == 1.0:
+        if self.speed == 1.0 and not self._steered:
             current = max(current, self._wall())
         self._last = max(current, self._last)
         return self._last
+
+    def pause(self) -> None:
+        """Stop server time where it is now."""
+        if not self.paused:
+            self._rebase(self.now())
+            self.paused = self._steered = True
+
+    def resume(self) -> None:
+        """Let server time run on from where it stood."""
+        if self.paused:
+            self.paused = False
+            self._rebase(self._last)
+
+    def set_speed(self, speed: float) -> None:
+        """Run `speed` times faster than real time from now on (paused or not)."""
+        if not speed > 0:
+            raise ValueError("speed must be positive")
+        self._rebase(self.now())
+        self.speed, self._steered = speed, True
 
 
 class ManualClock:

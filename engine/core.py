@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import asyncio
 import logging
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -96,6 +98,7 @@ class Engine:
         public_base_url: str = "http://127.0.0.1:8765",
         evaluator: Evaluator | None = None,
         ids: IdSource = new_id,
+        monotonic: Callable[[], float] = time.monotonic,
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
@@ -108,7 +111,8 @@ class Engine:
         `ids` makes run, work item and file ids (random unless a caller needs them predictable).
         The server's keys come from the secrets file (`engine.keys`), created on first start.
         Without a `clock`, server time is a `ServerClock` at `speed`, resumed from the time the data
-        folder last recorded, so it never goes backwards for this folder.
+        folder last recorded, so it never goes backwards for this folder; it counts real time by
+        `monotonic` (a test injects its own).
         """
         owns = evaluator is None
         if owns:
@@ -133,7 +137,7 @@ class Engine:
             raise
         if clock is None:
             mark = await store.server_time()
-            clock = ServerClock(speed, None if mark is None else parse_stamp(mark))
+            clock = ServerClock(speed, None if mark is None else parse_stamp(mark), monotonic=monotonic)
         files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
         return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
 

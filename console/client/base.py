@@ -53,6 +53,8 @@ class Capabilities:
     switch_identity: bool = False
     process_document: bool = False
     """A published version's document, which the process map and the body are drawn from."""
+    presenter: bool = False
+    """Presenter controls of a live demo (the session brings them, not the client)."""
 
 
 @runtime_checkable

@@ -22,10 +22,14 @@ from datetime import datetime
 from typing import Any
 
 from console.demo.control import AgentState, DemoControl
+from console.demo.director import Director
 from console.demo.handoff import Handoff
 from console.demo.link import AgentLink, LinkError
 from console.demo.pace import Pace
+from console.demo.relations import Relations
 from console.demo.revise import CheckLine, Context, check_lines, revise
+from console.demo.rework import Rework
+from console.demo.scene import Scene, run_seed
 from console.demo.work import Draft, Where, evidence_items, incomplete, repair, sentences, summary
 from console.demo.work import draft as draft_work
 
@@ -76,14 +80,20 @@ class DemoAgent:
         seed: int = 0,
         control: DemoControl | None = None,
         people: Sequence[str] = (),
+        relations: Relations | None = None,
+        director: Director | None = None,
+        identity: str = "",
     ) -> None:
         self.name = name
+        self.director = director or Director()
+        self.seed = seed
+        self.relations = relations or Relations()
         self._new_link = link
         self.pace = pace
         self.behaviour = behaviour or AgentBehaviour()
         self.rng = random.Random(f"{seed}:{name}")
         self.control = control or DemoControl()
-        self.state = AgentState(name)
+        self.state = AgentState(name, identity=identity or name)
         self.control.add(self.state)
         self.people = tuple(people)
         self.link: AgentLink | None = None
@@ -151,6 +161,8 @@ class DemoAgent:
         for item in found["data"]["items"]:
             if self.behaviour.processes and item["process"] not in self.behaviour.processes:
                 continue
+            if not self.director.may_claim(self.name, item["runId"], item["stepId"]):
+                continue
             claimed = await self._write("claim", {"runId": item["runId"], "stepId": item["stepId"]})
             if claimed["ok"]:
                 await self._work(item, claimed["data"])
@@ -163,12 +175,23 @@ class DemoAgent:
 
     async def _work(self, item: dict[str, Any], claim: dict[str, Any]) -> None:
         step = claim["step"]
+        data = claim.get("data") or {}
         job = _Job(
             step=step,
             where=Where(item["process"], item["runId"], step["id"], self.name, claim["mode"]),
             handoff=Handoff.read(claim.get("handoff")),
             lease=_Lease(claim["token"], parse_stamp_wire(claim["expiresAt"])),
-            context=Context(claim.get("data") or {}, claim.get("body") or ""),
+            context=Context(data, claim.get("body") or ""),
+            scene=Scene(
+                item["process"],
+                run_seed(self.seed, item["process"], data.get("inputs") or {}),
+                self.pace.now(),
+                data,
+                claim.get("body") or "",
+                self.people,
+                self.relations,
+            ),
+            rework=Rework.read(step["id"], data, step.get("output")),
         )
         self.state.claimed += 1
         self.state.hold(f"{job.where.process} · {job.where.step_id}", job.where.run_id)
@@ -182,11 +205,18 @@ class DemoAgent:
     async def _do(self, job: _Job) -> None:
         b = self.behaviour
         step, handoff, lease = job.step, job.handoff, job.lease
-        fate, misjudge = self._fate(handoff)
-        work = draft_work(step, self.rng, self.pace.now(), self.people, misjudge=misjudge)
+        fate, misjudge = self._fate(job)
+        fresh = job.rework.fresh if job.rework is not None else None
+        cue = self.director.cue(job.where.run_id, step["id"])
+        pin = cue.pin if cue is not None else None
+        work = draft_work(
+            step, self.rng, job.scene, step_id=step["id"], misjudge=misjudge, fresh=fresh, pin=pin
+        )
+        if job.rework is not None:
+            job.revisions.append(job.rework.sentence(work.output))
         if handoff.other_issues:
             wanted = step.get("evidence") or ()
-            work = repair(work, handoff.other_issues, self.rng, self.pace.now(), self.people, wanted)
+            work = repair(work, handoff.other_issues, self.rng, wanted)
         if handoff.check_lines:
             revision = revise(work, handoff.check_lines, self.rng, job.context, turn_over=False)
             job.revisions.append(revision.sentence())
@@ -196,7 +226,7 @@ class DemoAgent:
         start = handoff.parts_done(b.parts)
         for part in range(start, b.parts):
             await self.control.wait_running(self.name)
-            seconds = total / b.parts / self.state.speed
+            seconds = total / b.parts
             await self.pace.wait(seconds)
             progress = _progress(part + 1, b.parts, steps_said)
             if fate == "lapse":
@@ -219,17 +249,22 @@ class DemoAgent:
         else:
             await self._submit(job, work)
 
-    def _fate(self, handoff: Handoff) -> tuple[str, bool]:
+    def _fate(self, job: _Job) -> tuple[str, bool]:
         """normal, escalate, lapse or incomplete, and whether the first draft misjudges its verdict.
 
-        An interrupted or returned step is always finished, and judged with care.
+        An interrupted or returned step is always finished, and judged with care. A cued run's step
+        does what its cue says (director.py), not what the agent's habits would.
         """
         b = self.behaviour
+        handoff = job.handoff
         roll = self.rng.random()
         incomplete_roll = self.rng.random()
         misjudge_roll = self.rng.random()
         if handoff.resumed or handoff.returned_note is not None:
             return "normal", False
+        cued = self.director.fate(job.where.run_id, job.where.step_id)
+        if cued is not None:
+            return ("normal", True) if cued == "misjudge" else (cued, False)
         misjudge = misjudge_roll < b.misjudge_share
         if roll < b.escalate_share:
             return "escalate", misjudge
@@ -292,7 +327,7 @@ class DemoAgent:
             return work
         if others:
             wanted = job.step.get("evidence") or ()
-            work = repair(work, others, self.rng, self.pace.now(), self.people, wanted)
+            work = repair(work, others, self.rng, wanted)
         if lines:
             revision = revise(work, lines, self.rng, job.context, turn_over=True)
             job.revisions.append(revision.sentence())
@@ -328,10 +363,13 @@ class DemoAgent:
             }
             await self._write("submit", args)
         self.state.lapsed += 1
+        self.director.lapsed(self.name, job.where.run_id, job.where.step_id)
         self.state.act(f"stopped answering on {job.where.step_id}; the lease will lapse", status="idle")
 
     async def _escalate(self, job: _Job, tried: Sequence[str], blocker: str | None = None) -> None:
-        blocker = blocker or self.rng.choice(BLOCKERS)
+        if blocker is None:
+            said = job.scene.words(job.where.step_id).escalate
+            blocker = job.scene.render(self.rng.choice(said), self.rng) if said else self.rng.choice(BLOCKERS)
         done = " ".join(tried) if tried else "Nothing yet."
         note = (
             f"Cannot finish {job.where.step_id}: {blocker}. What I did: {done} "
@@ -368,11 +406,17 @@ class DemoAgent:
         if self.link is None:
             await self.connect()
         assert self.link is not None
+        await self.control.wait_running(self.name)
         self.in_call = True
         try:
-            return await self.link.call(tool, arguments)
+            result = await self.link.call(tool, arguments)
         finally:
             self.in_call = False
+        answer = "ok" if result.get("ok") else str((result.get("error") or {}).get("code", "error"))
+        what = arguments.get("stepId") or (self.state.holding or "").split(" · ")[-1]
+        stamp = self.pace.now().strftime("%H:%M:%S")
+        self.state.called(f"{stamp} {tool}{f' {what}' if what and tool != 'get_work' else ''} → {answer}")
+        return result
 
     async def _write(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         """A write with a fresh requestId, repeated with the same one while the server says `retry`."""
@@ -395,6 +439,8 @@ class _Job:
     handoff: Handoff
     lease: _Lease
     context: Context
+    scene: Scene
+    rework: Rework | None = None
     revisions: list[str] = field(default_factory=list)
     """A sentence per check revision, for the summary."""
     fixed: list[str] = field(default_factory=list)

@@ -13,8 +13,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from console.demo.headless import run_headless
+from console.demo.headless import run_headless, run_story_headless
 from console.demo.people import PeopleBehaviour
+from console.demo.relations import RelationsError
+from console.demo.stories import StoryError, UnknownStory, load_story, story_names
 from console.demo.system import DemoSettings
 from console.samples import no_samples, sample_folders
 from engine.datafolder import DataFolderInUse
@@ -31,13 +33,18 @@ DESCRIPTION = (
 )
 EPILOG = (
     "exit status (--headless):\n"
-    "  0  every run ended with an outcome its process allows\n"
-    "  1  a run ended otherwise, did not end within the time limit, or a demo part failed\n\n"
+    "  0  every run ended with an outcome its process allows (a story: it played to its end with the\n"
+    "     outcomes it declares)\n"
+    "  1  a run ended otherwise, did not end within the time limit, or a demo part failed\n"
+    "  2  usage (an unknown story among them)\n\n"
     "examples:\n"
     "  apc demo\n"
     "  apc demo --speed 120 --seed 7\n"
     "  apc demo --web --port 0\n"
-    "  apc demo --headless --runs 20"
+    "  apc demo --headless --runs 20\n"
+    "  apc demo --list-stories\n"
+    "  apc demo --story operator-triage\n"
+    "  apc demo --story operator-triage --headless"
 )
 DEFAULT_SPEED = 90.0
 DEFAULT_HEADLESS_SPEED = 600.0
@@ -66,6 +73,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         " with --web, the port of the page (default 8000), and the endpoint takes the first free from 8765",
     )
     parser.add_argument("--headless", action="store_true", help="no console: progress lines and a summary")
+    parser.add_argument(
+        "--story",
+        metavar="NAME",
+        help="play a scripted story (see --list-stories): in the console its acts are yours, cued on screen;"
+        " with --headless it plays them itself on a simulated clock and checks the outcomes it declares",
+    )
+    parser.add_argument("--list-stories", action="store_true", help="name the stories --story can play")
     parser.add_argument(
         "--web", action="store_true", help="serve the console in a browser instead, one console per tab"
     )
@@ -109,15 +123,36 @@ def check(args: argparse.Namespace) -> str | None:
         return "--web shows the live demo; it takes neither --headless nor --runs"
     if not args.web and args.host is not None:
         return "--host is for --web"
+    if args.story is not None and (args.web or args.runs is not None):
+        return "--story plays its own runs; it takes neither --web nor --runs"
     return None
 
 
-def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
+def list_stories(out: TextIO) -> int:
+    names = story_names()
+    width = max((len(n) for n in names), default=0)
+    for name in names:
+        story = load_story(name)
+        out.write(f"{name:<{width}}  {story.title} (as the {story.user})\n")
+    return 0
+
+
+def run(args: argparse.Namespace, out: TextIO | None = None) -> int:
+    out = out or sys.stdout
     problem = check(args)
     if problem is not None:
         print(f"apc demo: error: {problem}", file=sys.stderr)
         return 2
+    try:
+        if args.list_stories:
+            return list_stories(out)
+        story = load_story(args.story) if args.story is not None else None
+    except StoryError as error:
+        print(f"apc demo: error: {error}", file=sys.stderr)
+        return 2 if isinstance(error, UnknownStory) else 1
     settings = settings_from(args)
+    if story is not None and args.speed is None and not args.headless:
+        settings = replace(settings, speed=story.speed)
     if not sample_folders(settings.samples):
         print(f"apc demo: error: {no_samples(settings.samples)}", file=sys.stderr)
         return 1
@@ -128,13 +163,15 @@ def run(args: argparse.Namespace, out: TextIO = sys.stdout) -> int:
         args.port = DEFAULT_PORT if args.port is None else args.port
         return run_web(args, settings.speed)
     try:
+        if story is not None and args.headless:
+            return 0 if asyncio.run(run_story_headless(story, settings, out)).ok else 1
         if args.headless:
             report = asyncio.run(run_headless(settings, out, time_limit=args.time_limit))
             return report.exit_code
         from console.demo.ui import run_ui
 
-        return asyncio.run(run_ui(settings))
-    except (DataFolderInUse, OSError) as error:
+        return asyncio.run(run_ui(settings, story))
+    except (DataFolderInUse, OSError, RelationsError) as error:
         print(f"apc demo: error: {error}", file=sys.stderr)
         return 1
 

@@ -1,8 +1,9 @@
-"""What the console sees of the demo agents and how it steers them: pause, resume, speed.
+"""What the console sees of the demo agents and how it steers one: pause and resume.
 
-Each agent owns an `AgentState` and reports into it; the console only reads states and calls
-`DemoControl`. A paused agent stops before its next action (a claim it holds keeps its lease until
-the lease ends, exactly as with a real agent that stalls), and resumes where it stopped.
+Each agent owns an `AgentState` and reports into it: who its token says it is, the step it works on,
+its last call to the server and what came back. The console only reads states and calls
+`DemoControl`. A paused agent stops before its next call (a claim it holds keeps its lease until the
+lease ends, exactly as with a real agent that stalls), and resumes where it stopped.
 """
 
 from __future__ import annotations
@@ -11,22 +12,22 @@ import asyncio
 from collections import deque
 from dataclasses import dataclass, field
 
-MIN_SPEED = 0.125
-MAX_SPEED = 16.0
 RECENT_ACTIONS = 30
 
 
 @dataclass
 class AgentState:
     name: str
+    identity: str = ""
+    """Who the agent's bearer token makes it on the server, and which token: `agent-ada · token …1a2b`."""
     status: str = "starting"
     """starting, idle, working, paused, error or stopped."""
     holding: str | None = None
     """What the agent holds a claim on: `process · step`, or None."""
     run_id: str | None = None
     last_action: str = "starting"
-    speed: float = 1.0
-    """Work-time factor: 2.0 works twice as fast."""
+    last_call: str = "—"
+    """The last tool call and its answer: `09:14:03 submit verify_order → ok`."""
     paused: bool = False
     claimed: int = 0
     submitted: int = 0
@@ -54,11 +55,60 @@ class AgentState:
         self.holding, self.run_id = what, run_id
         self.version += 1
 
+    def called(self, text: str) -> None:
+        self.last_call = text
+        self.version += 1
+
+    @property
+    def step(self) -> str:
+        """The step it works on now, with its run: `customer-refund · verify_order · r_8ba58b5…`."""
+        if self.holding is None:
+            return "—"
+        return f"{self.holding} · {self.run_id[:9]}…" if self.run_id else self.holding
+
+    def row(self) -> dict[str, object]:
+        """What the Demo agents tab shows of the agent, as plain data (also over `apc_demo_control`)."""
+        return {
+            "name": self.name,
+            "identity": self.identity,
+            "status": self.status,
+            "step": self.step,
+            "lastCall": self.last_call,
+            "lastAction": self.last_action,
+            "paused": self.paused,
+            "claimed": self.claimed,
+            "submitted": self.submitted,
+            "escalated": self.escalated,
+            "lapsed": self.lapsed,
+        }
+
 
 class DemoControl:
+    """Pause and resume: one agent, or the whole demo world (every agent, the people, the event feed,
+    the timers, the stream of runs and a story), which waits at its next call until resumed."""
+
     def __init__(self) -> None:
         self._states: dict[str, AgentState] = {}
         self._running: dict[str, asyncio.Event] = {}
+        self._world = asyncio.Event()
+        self._world.set()
+        self.world_version = 0
+
+    @property
+    def world_paused(self) -> bool:
+        return not self._world.is_set()
+
+    def pause_world(self) -> None:
+        self._world.clear()
+        self.world_version += 1
+
+    def resume_world(self) -> None:
+        self._world.set()
+        self.world_version += 1
+
+    async def wait_world(self) -> None:
+        """Return at once while the world runs; while it is paused, once it is resumed."""
+        await self._world.wait()
 
     def add(self, state: AgentState) -> None:
         self._states[state.name] = state
@@ -75,7 +125,7 @@ class DemoControl:
 
     @property
     def version(self) -> int:
-        return sum(s.version for s in self._states.values())
+        return sum(s.version for s in self._states.values()) + self.world_version
 
     def pause(self, name: str | None = None) -> None:
         for state in self._targets(name):
@@ -90,28 +140,21 @@ class DemoControl:
                 self._running[state.name].set()
                 state.act("resumed", status="working" if state.holding else "idle")
 
-    def toggle(self, name: str) -> None:
+    def toggle(self, name: str) -> bool:
+        """Pause the agent, or resume it; True when it is now paused."""
+        if name not in self._states:
+            raise KeyError(f"no demo agent named {name!r}")
         if self._states[name].paused:
             self.resume(name)
         else:
             self.pause(name)
-
-    def set_speed(self, speed: float, name: str | None = None) -> None:
-        value = min(max(speed, MIN_SPEED), MAX_SPEED)
-        for state in self._targets(name):
-            state.speed = value
-            state.act(f"speed set to {value:g}x")
-
-    def faster(self, name: str | None = None) -> None:
-        for state in self._targets(name):
-            self.set_speed(state.speed * 2, state.name)
-
-    def slower(self, name: str | None = None) -> None:
-        for state in self._targets(name):
-            self.set_speed(state.speed / 2, state.name)
+        return self._states[name].paused
 
     async def wait_running(self, name: str) -> None:
-        await self._running[name].wait()
+        """Until both the agent and the world run."""
+        while not (self._running[name].is_set() and self._world.is_set()):
+            await self._running[name].wait()
+            await self._world.wait()
 
     def _targets(self, name: str | None) -> list[AgentState]:
         if name is None:

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from console.demo.director import Director
 from console.demo.pace import Pace
 from console.demo.people import Caller
 from engine.clock import rfc3339
@@ -40,6 +41,14 @@ class _Planned:
     late: bool
 
 
+def _cued_plan(name: str, timeout: str | None, now: datetime, late: bool) -> _Planned:
+    """A cued run's event: halfway through the timeout, or a fifth past it when cued late."""
+    seconds = durations.parse_duration(timeout) if timeout else None
+    if not seconds:
+        return _Planned(name, now + timedelta(minutes=5), False)
+    return _Planned(name, now + timedelta(seconds=seconds * (1.2 if late else 0.5)), late)
+
+
 class EventSource:
     def __init__(
         self,
@@ -50,7 +59,9 @@ class EventSource:
         behaviour: EventBehaviour | None = None,
         seed: int = 0,
         caller: Caller | None = None,
+        director: Director | None = None,
     ) -> None:
+        self.director = director or Director()
         self.engine = engine
         self.caller: Caller = caller or engine
         self.identity = identity
@@ -72,7 +83,12 @@ class EventSource:
         now = self.pace.now()
         for key, (name, timeout) in waiting.items():
             if key not in self._planned:
-                self._planned[key] = self._plan(name, timeout, now)
+                cue = self.director.cue(*key)
+                self._planned[key] = (
+                    self._plan(name, timeout, now)
+                    if cue is None
+                    else _cued_plan(name, timeout, now, cue.late)
+                )
         sent = 0
         for key, plan in list(self._planned.items()):
             if key not in waiting and not plan.late:

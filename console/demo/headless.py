@@ -10,14 +10,23 @@ from __future__ import annotations
 import asyncio
 import time
 from collections import Counter
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
 from typing import Any, TextIO
 
 from console.demo.control import AgentState
+from console.demo.stories import Story
 from console.demo.story import allowed_outcomes
+from console.demo.story_play import StoryPlayer, StoryReport, summary_lines
 from console.demo.system import DemoSettings, DemoSystem
+from engine.clock import ManualClock
 
 POLL_SECONDS = 0.2
+STORY_START = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
+"""Where a headless story's clock starts: the same every time, so the story plays the same."""
+TURN_SECONDS = 30.0
+"""Demo seconds between two turns of a headless story (agents, people, events, timers)."""
+STORY_LEASE_SECONDS = 600
 
 
 @dataclass
@@ -75,6 +84,8 @@ async def run_headless(settings: DemoSettings, out: TextIO, *, time_limit: float
             out.write(f"checks answered by {system.engine.evaluator.model}\n")
         for name, issues in sorted(system.refused.items()):
             out.write(f"not published {name}: {'; '.join(issues)}\n")
+        for problem in system.relation_problems:
+            out.write(f"demo relations: {problem}\n")
         system.start()
         seen: set[str] = set()
         while time.monotonic() - began < time_limit:
@@ -187,3 +198,42 @@ def summary_table(report: HeadlessReport, system: DemoSystem) -> str:
     )
     lines.append(f"{len(report.ended)}/{report.runs} runs ended in {report.seconds:.1f}s: {verdict}")
     return "\n".join(lines) + "\n"
+
+
+async def run_story_headless(story: Story, settings: DemoSettings, out: TextIO) -> StoryReport:
+    """Play `story` on a ManualClock, turn by turn in this task, until it ends or its time limit passes.
+
+    Nothing waits on wall time: the clock moves `TURN_SECONDS` a turn (and while an agent works), so
+    the story takes the same demo minutes, and makes the same calls, every time it is played.
+    """
+    conducted = replace(
+        settings,
+        seed=story.seed,
+        runs=0,
+        agents=max(settings.agents, story.agents),
+        lease_seconds=STORY_LEASE_SECONDS,
+    )
+    system = await DemoSystem.open(conducted, clock=ManualClock(STORY_START))
+    try:
+        out.write(f"apc demo --story {story.name}: {story.title} (as the {story.user})\n")
+        for problem in system.relation_problems:
+            out.write(f"demo relations: {problem}\n")
+        player = StoryPlayer(story, system, perform=True, began=system.clock.now())
+        shown = 0
+        while player.elapsed() <= story.limit:
+            await player.poll()
+            for line in player.log[shown:]:
+                out.write(line + "\n")
+            shown = len(player.log)
+            if await player.finished():
+                break
+            await system.turn(TURN_SECONDS)
+        report = await player.report()
+        if player.elapsed() > story.limit:
+            report.failures.append(f"the story did not end within {story.limit // 60} demo minutes")
+        for line in summary_lines(report):
+            out.write(line + "\n")
+    finally:
+        await system.disconnect_agents()
+        await system.close()
+    return report

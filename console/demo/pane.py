@@ -1,14 +1,16 @@
-"""The console's view of the demo agents: who they are, what each holds, what each did last; pause,
-resume and speed them up or down from the keyboard.
+"""The Demo agents tab: each demo agent as the server knows it (the identity its own bearer token
+gives it), the step it works on and its last call with the answer, so an audience sees that the
+agents are real MCP clients; the demo clock and, with a story, what it did and what is your turn.
 
-The pane reads `DemoControl` on a short interval and redraws only when an agent reported something.
-It takes no protocol action itself: the agents act over MCP like any other agent.
+The pane reads the presenter's status on a short interval (in-process, or over `apc_demo_control`
+in a browser tab) and redraws only what changed. `space` pauses or resumes the selected agent; the
+rest of the presenter's controls are the console's own keys. A story's cue is also shown as a toast
+once, when it is first due.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import ClassVar
+from typing import Any, ClassVar
 
 from rich.text import Text
 from textual.app import ComposeResult
@@ -16,8 +18,9 @@ from textual.binding import Binding, BindingType
 from textual.containers import Vertical
 from textual.widgets import Static
 
+from console import messages
 from console.actions import ActionSpec
-from console.demo.control import AgentState, DemoControl
+from console.demo.presenter import ConsolePresenter
 from console.widgets.live_table import Column, LiveTable
 
 REFRESH_SECONDS = 0.5
@@ -26,102 +29,101 @@ DEMO_ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "demo.toggle", "space", "toggle_agent", "Pause/resume", SCOPE, "Pause or resume the selected agent"
     ),
-    ActionSpec("demo.all", "a", "toggle_all", "All", SCOPE, "Pause every agent, or resume them all"),
-    ActionSpec(
-        "demo.faster", "plus,equals_sign", "faster", "Faster", SCOPE, "The selected agent works twice as fast"
-    ),
-    ActionSpec("demo.slower", "minus", "slower", "Slower", SCOPE, "The selected agent works half as fast"),
 )
 """The pane's keys, in the registry's shape, so the console can list them in its help."""
 
-_KEY_SIGNS = {"plus": "+", "minus": "-"}
-
 COLUMNS = (
     Column("agent", "Agent", 10),
+    Column("identity", "Token identity", 30),
     Column("status", "Status", 8),
-    Column("holds", "Holds", 46),
-    Column("speed", "Speed", 6),
+    Column("step", "Current step", 44),
+    Column("call", "Last call", 36),
     Column("done", "Sub/Esc/Lap", 11),
-    Column("last", "Last action", 56),
 )
 
 
-def agent_cells(state: AgentState) -> list[Text]:
-    status_style = {"paused": "yellow", "error": "red", "working": "green"}.get(state.status, "")
+def agent_cells(row: dict[str, Any]) -> list[Text]:
+    status = str(row["status"])
+    status_style = {"paused": "yellow", "error": "red", "working": "green"}.get(status, "")
     return [
-        Text(state.name),
-        Text(state.status, style=status_style),
-        Text(state.holding or "—"),
-        Text(f"{state.speed:g}x"),
-        Text(f"{state.submitted}/{state.escalated}/{state.lapsed}"),
-        Text(state.last_action),
+        Text(str(row["name"])),
+        Text(str(row["identity"])),
+        Text(status, style=status_style),
+        Text(str(row["step"])),
+        Text(str(row["lastCall"])),
+        Text(f"{row['submitted']}/{row['escalated']}/{row['lapsed']}"),
     ]
+
+
+def status_text(status: dict[str, Any]) -> Text:
+    text = Text(f"demo clock {status['speed']:g}x · {status['now']}", end="")
+    if status["paused"]:
+        text.append(" · PAUSED", "bold yellow")
+    text.append(f" · {status['line']}")
+    if status["left"]:
+        text.append(f" · left to you: {', '.join(status['left'])}")
+    return text
+
+
+def story_text(story: dict[str, Any] | None) -> Text:
+    if story is None:
+        return Text("")
+    text = Text(f"story {story['name']}: {story['title']} (as the {story['user']}) · ", end="")
+    text.append(f"{story['done']}/{story['moments']} moments", "bold")
+    for cue in story["cues"]:
+        text.append(f"\nyour turn: {cue}", "bold")
+    for line in story["log"][-6:]:
+        text.append(f"\n{line}", "dim")
+    return text
 
 
 class DemoPane(Vertical):
     SCOPE = SCOPE
     BINDINGS: ClassVar[list[BindingType]] = [
-        Binding(
-            s.keys,
-            s.action,
-            s.description,
-            key_display=_KEY_SIGNS.get(s.key_display, s.key_display),
-            tooltip=s.help,
-            id=s.id,
-        )
+        Binding(s.keys, s.action, s.description, key_display=s.key_display, tooltip=s.help, id=s.id)
         for s in DEMO_ACTIONS
     ]
 
-    def __init__(
-        self, control: DemoControl, *, status: Callable[[], str] | None = None, id: str | None = "demo-pane"
-    ) -> None:
+    def __init__(self, presenter: ConsolePresenter, *, id: str | None = "demo-pane") -> None:
         super().__init__(id=id)
-        self.control = control
-        self._status = status
-        self._seen = -1
+        self.presenter = presenter
+        self._shown: dict[str, Any] | None = None
+        self._cued: set[str] = set()
 
     def compose(self) -> ComposeResult:
         yield Static(Text(""), id="demo-status")
         yield LiveTable(COLUMNS, id="demo-agents")
+        yield Static(Text(""), id="demo-story")
 
     def on_mount(self) -> None:
-        self.refresh_rows(force=True)
-        self.set_interval(REFRESH_SECONDS, self.refresh_rows)
+        self.run_worker(self.refresh_rows(), group="demo-status")
+        self.set_interval(REFRESH_SECONDS, self._tick)
+
+    def _tick(self) -> None:
+        self.run_worker(self.refresh_rows(), group="demo-status", exclusive=True)
 
     @property
     def table(self) -> LiveTable:
         return self.query_one("#demo-agents", LiveTable)
 
-    def refresh_rows(self, *, force: bool = False) -> None:
-        if self._status is not None:
-            self.query_one("#demo-status", Static).update(Text(self._status()))
-        version = self.control.version
-        if version == self._seen and not force:
+    async def refresh_rows(self) -> None:
+        status = await self.presenter.status()
+        if status is None or status == self._shown:
             return
-        self._seen = version
-        self.table.sync([(state.name, agent_cells(state)) for state in self.control.agents])
+        self._shown = status
+        self.query_one("#demo-status", Static).update(status_text(status))
+        self.table.sync([(str(row["name"]), agent_cells(row)) for row in status["agents"]])
+        story = status["story"]
+        self.query_one("#demo-story", Static).update(story_text(story))
+        for cue in (story or {}).get("cues", []):
+            if cue not in self._cued:
+                self._cued.add(cue)
+                self.post_message(messages.Notice(f"Your turn: {cue}"))
 
-    def _selected(self) -> str | None:
-        return self.table.current_key
-
-    def action_toggle_agent(self) -> None:
-        if (name := self._selected()) is not None:
-            self.control.toggle(name)
-            self.refresh_rows()
-
-    def action_toggle_all(self) -> None:
-        if all(state.paused for state in self.control.agents):
-            self.control.resume()
-        else:
-            self.control.pause()
-        self.refresh_rows()
-
-    def action_faster(self) -> None:
-        if (name := self._selected()) is not None:
-            self.control.faster(name)
-            self.refresh_rows()
-
-    def action_slower(self) -> None:
-        if (name := self._selected()) is not None:
-            self.control.slower(name)
-            self.refresh_rows()
+    async def action_toggle_agent(self) -> None:
+        name = self.table.current_key
+        if name is None:
+            return
+        ok, message = await self.presenter.control("agent", {"name": name})
+        self.post_message(messages.Notice(message, severity="information" if ok else "error"))
+        await self.refresh_rows()

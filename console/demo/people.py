@@ -20,9 +20,12 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, Protocol
 
+from console.demo.director import PLAIN_THINK_MINUTES, Director
 from console.demo.org import DemoOrg
 from console.demo.pace import Pace
+from console.demo.relations import Relations
 from console.demo.revise import Context, check_lines, edited_output, named_fields
+from console.demo.scene import Scene, run_seed
 from console.demo.work import Where, draft, evidence_items, summary
 from engine.document.fields import parse_fields
 from engine.identity import Identity
@@ -75,11 +78,16 @@ class DemoPeople:
         *,
         behaviour: PeopleBehaviour | None = None,
         seed: int = 0,
+        relations: Relations | None = None,
+        director: Director | None = None,
     ) -> None:
         self.engine = engine
+        self.director = director or Director()
         self.org = org
         self.pace = pace
         self.behaviour = behaviour or PeopleBehaviour()
+        self.seed = seed
+        self.relations = relations or Relations()
         self.rng = random.Random(f"{seed}:people")
         self.decisions: Counter[str] = Counter()
         self._at: dict[str, datetime] = {}
@@ -100,7 +108,10 @@ class DemoPeople:
             if not found["ok"]:
                 continue
             for entry in found["data"]["items"]:
-                if self._handles(person, entry["workItem"]) and self._ready(entry["workItem"]):
+                item = entry["workItem"]
+                if self.director.is_left(entry["runId"], item["stepId"]):
+                    continue
+                if self._handles(person, item) and self._ready(entry):
                     made += await self._decide(person, entry)
         return made
 
@@ -112,11 +123,14 @@ class DemoPeople:
             return person.operator
         return assigned["group"] in self.org.own_groups(person.id)
 
-    def _ready(self, item: dict[str, Any]) -> bool:
+    def _ready(self, entry: dict[str, Any]) -> bool:
+        item = entry["workItem"]
         now = self.pace.now()
         at = self._at.get(item["id"])
         if at is None:
-            at = self._at[item["id"]] = now + self._think(item, now)
+            cued = self.director.cued(entry["runId"]) is not None
+            think = timedelta(minutes=PLAIN_THINK_MINUTES) if cued else self._think(item, now)
+            at = self._at[item["id"]] = now + think
         return now >= at
 
     def _think(self, item: dict[str, Any], now: datetime) -> timedelta:
@@ -149,11 +163,15 @@ class DemoPeople:
         b = self.behaviour
         roll = self.rng.random()
         escalation = item.get("escalation") or {}
+        cued = self.director.decision(entry["runId"], item["stepId"], kind)
+        if cued is not None:
+            return await self._cued(person, entry, cued)
         if "check" in escalation and "candidate" in escalation:
-            return self._held(person, item, escalation, roll)
+            scene = await self._scene(person, entry)
+            return self._held(person, item, escalation, roll, Context(dict(scene.data), scene.body))
         if kind == "approve":
             if roll < b.reject_share and (entry["runId"], item["stepId"]) not in self._rejected:
-                return "rejected", {"note": self.rng.choice(REJECT_NOTES)}, "approve:rejected"
+                return "rejected", {"note": await self._reject_note(person, entry)}, "approve:rejected"
             return "approved", {}, "approve:approved"
         if kind == "agent":
             handoff = item.get("handoff") or {}
@@ -166,8 +184,27 @@ class DemoPeople:
                 return "returned", {"note": self.rng.choice(RETURN_NOTES)}, "agent:returned"
         return "completed", await self._completion(person, entry), f"{kind}:completed"
 
+    async def _cued(
+        self, person: Identity, entry: dict[str, Any], decision: str
+    ) -> tuple[str, dict[str, Any], str]:
+        """A cued run's item decided as its cue says (a held submission completed as it stands)."""
+        item = entry["workItem"]
+        label = f"{item['kind']}:{decision}"
+        if decision == "rejected":
+            return decision, {"note": await self._reject_note(person, entry)}, label
+        if decision == "returned":
+            return decision, {"note": RETURN_NOTES[0]}, label
+        if decision == "completed" and "candidate" not in (item.get("escalation") or {}):
+            return decision, await self._completion(person, entry), label
+        return decision, {}, label
+
     def _held(
-        self, person: Identity, item: dict[str, Any], escalation: dict[str, Any], roll: float
+        self,
+        person: Identity,
+        item: dict[str, Any],
+        escalation: dict[str, Any],
+        roll: float,
+        context: Context,
     ) -> tuple[str, dict[str, Any], str]:
         """A submission an unsure check held: return it once with a note, edit it, or take it as is."""
         b = self.behaviour
@@ -183,7 +220,7 @@ class DemoPeople:
                 f"The check was unsure: {asked}. Rework {what} so it answers that plainly, then submit again."
             )
             return "returned", {"note": note[:4000]}, "check:returned"
-        edited = edited_output(item, candidate, lines, Context({}))
+        edited = edited_output(item, candidate, lines, context)
         if roll < b.check_return_share + b.check_edit_share and edited is not None:
             output, names = edited
             extra: dict[str, Any] = {
@@ -199,10 +236,33 @@ class DemoPeople:
             return "completed", extra, "check:edited"
         return "completed", {}, "check:completed"
 
+    async def _scene(self, person: Identity, entry: dict[str, Any]) -> Scene:
+        """The run as the person reads it (`get_run`), to build values from its inputs and outputs."""
+        view = await self.engine.call(person, "get_run", {"runId": entry["runId"]})
+        data = view["data"]["data"] if view["ok"] else {}
+        body = view["data"]["body"] if view["ok"] else ""
+        return Scene(
+            entry["process"],
+            run_seed(self.seed, entry["process"], data.get("inputs") or {}),
+            self.pace.now(),
+            data,
+            body,
+            self.org.person_pool,
+            self.relations,
+        )
+
+    async def _reject_note(self, person: Identity, entry: dict[str, Any]) -> str:
+        """A note naming what must change: the step's own words from the relations file, if any."""
+        scene = await self._scene(person, entry)
+        said = scene.words(entry["workItem"]["stepId"]).reject
+        return scene.render(self.rng.choice(said), self.rng) if said else self.rng.choice(REJECT_NOTES)
+
     async def _completion(self, person: Identity, entry: dict[str, Any]) -> dict[str, Any]:
         item = entry["workItem"]
         now = self.pace.now()
-        work = draft(item, self.rng, now, self.org.person_pool)
+        scene = await self._scene(person, entry)
+        cue = self.director.cue(entry["runId"], item["stepId"])
+        work = draft(item, self.rng, scene, step_id=item["stepId"], pin=cue.pin if cue is not None else None)
         where = Where(entry["process"], entry["runId"], item["stepId"], person.id, entry.get("mode", "live"))
 
         async def upload(file_name: str, content_type: str, content: bytes) -> str | None:

@@ -6,8 +6,8 @@ that did not pass. The question says what it looked at ("The eligible verdict ag
 policy clause, the reason and the days since delivery"), so the redraft follows it:
 
 - a yes/no question answered `no` about a boolean verdict says the verdict is wrong: within the same
-  attempt (the worker knows what it said) the verdict is turned over, and the route chosen again
-  among the routes that agree with it;
+  attempt (the worker knows what it said) the verdict is turned over, what follows from it in the
+  relations file (an amount) follows again, and the route is the one that agrees with it;
 - a text field it names (a summary, an analysis, a clause: values.TEXT_WORDS) is rewritten to say
   what such a question looks for: the verdicts and amounts of the output, the route and why, and the
   line of the process body the run's inputs fall under;
@@ -28,6 +28,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from console.demo.routes import Choice, agreeing_routes, as_choice, choose_route, conform, words
+from console.demo.scene import policy_line as scene_policy_line
 from console.demo.values import TEXT_WORDS
 from console.demo.work import Draft
 from engine.document.fields import parse_fields
@@ -96,22 +97,8 @@ class Context:
 
 
 def policy_line(context: Context) -> str | None:
-    """The list item of the body the run's inputs fall under, after the heading it sits under.
-
-    "- `damaged`, `wrong_item`: refund in full." under "## Refund policy" is the line for a run whose
-    `reason` is `damaged`.
-    """
-    values = {v.lower() for v in context.inputs.values() if isinstance(v, str) and 2 < len(v) <= 40}
-    heading: str | None = None
-    for raw in context.body.splitlines():
-        line = raw.strip()
-        if line.startswith("#"):
-            heading = line.lstrip("#").strip()
-        elif line.startswith(("- ", "* ")):
-            text = line[2:].replace("`", "").strip()
-            if values & set(_TOKEN.findall(text.lower())):
-                return f"{heading}: {text}" if heading else text
-    return None
+    """The line of the process body the run's inputs fall under (scene.policy_line)."""
+    return scene_policy_line(context.inputs, context.body)
 
 
 def statement(field: Field, output: dict[str, Any], choice: Choice | None, context: Context) -> str:
@@ -214,12 +201,16 @@ def revise(
             elif field.type == "list" and isinstance(output[field.name], list):
                 output[field.name] = _extended(field, output[field.name], run_data_values(line.ask, context))
     choice = work.choice
-    if turned and work.routes:
-        agreeing = agreeing_routes(work.routes, output, work.fields)
-        if agreeing and (choice is None or choice.to not in {r["to"] for r in agreeing}):
-            choice = choose_route(agreeing, rng)
-    if choice is not None:
-        output = conform(output, work.fields, choice.when, rng)
+    if work.declared:
+        output = work.settled(output, turned)
+        choice = work.route(output, rng)
+    else:
+        if turned and work.routes:
+            agreeing = agreeing_routes(work.routes, output, work.fields)
+            if agreeing and (choice is None or choice.to not in {r["to"] for r in agreeing}):
+                choice = choose_route(agreeing, rng)
+        if choice is not None:
+            output = conform(output, work.fields, choice.when, rng)
     for field, _line in texts:
         output[field.name] = statement(field, output, choice, context)
     revised = replace(work, output=output, choice=choice)

@@ -4,8 +4,8 @@ how each run ended.
 Runs start at a steady pace on the demo clock. The first round shows each process once, the ones with
 parallel forks early, so the first minute already has a fork, then one run for each input condition
 the scripted check answers name (`when.inputs`), so the first minutes show a check pass, refuse and
-hold work; later rounds are shuffled. Inputs come from values.py, person inputs name demo people (so
-person paths resolve), and a share run in `test` mode. A run ended well when its outcome is one of
+hold work; later rounds are shuffled. Inputs are drawn by the relations file (scene.py), person
+inputs name demo people (so person paths resolve), and a share run in `test` mode. A run ended well when its outcome is one of
 its process's finish outcomes, or `rejected` or `failed` where the process allows them.
 """
 
@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from console.demo.people import Caller
-from console.demo.values import values_for
+from console.demo.relations import Relations
+from console.demo.scene import Scene, settle
 from engine.document.fields import check_values
 from engine.document.model import Process
 from engine.identity import Identity
@@ -93,6 +94,7 @@ class RunStarter:
     seed: int = 0
     showcase: Sequence[Showcase] = ()
     """Runs the first round starts after the forks, with the inputs given (see `scripted_showcase`)."""
+    relations: Relations = field(default_factory=Relations)
     started: list[Started] = field(default_factory=list)
     refused: list[tuple[str, list[str]]] = field(default_factory=list)
 
@@ -100,6 +102,7 @@ class RunStarter:
         self.rng = random.Random(f"{self.seed}:story")
         self._queue: list[Showcase] = []
         self._round = 0
+        self._drafted = 0
 
     def next_run(self) -> Showcase:
         """The next process to start, and the inputs it must have."""
@@ -118,12 +121,28 @@ class RunStarter:
             self._round += 1
         return self._queue.pop(0)
 
+    def inputs_for(self, process: Process, now: datetime, given: dict[str, Any]) -> dict[str, Any]:
+        """Inputs for a new run of `process`: `given` ones as they are, the rest drawn to agree with them."""
+        self._drafted += 1
+        scene = Scene(
+            process.name,
+            f"{self.seed}:start {self._drafted}",
+            now,
+            {"inputs": {}},
+            process.body,
+            tuple(self.people),
+            self.relations,
+        )
+        return settle(process.inputs, scene, "inputs", given, fixed=given, include_optional=0.6)
+
     async def start_one(self, now: datetime) -> Started | None:
         name, given = self.next_run()
-        process = self.processes[name]
-        inputs = values_for(process.inputs, self.rng, now, include_optional=0.6, people=self.people)
-        inputs.update(given)
-        mode = "test" if self.rng.random() < self.test_share else "live"
+        return await self.start(name, self.inputs_for(self.processes[name], now, given))
+
+    async def start(self, name: str, inputs: dict[str, Any], mode: str | None = None) -> Started | None:
+        """Start a run of `name` with `inputs`, as one of the starters; `mode` drawn when not given."""
+        drawn = "test" if self.rng.random() < self.test_share else "live"
+        mode = mode or drawn
         starter = self.rng.choice(list(self.starters))
         args: dict[str, Any] = {
             "process": name,

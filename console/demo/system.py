@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import shutil
 import tempfile
-from collections.abc import Coroutine
+import time
+from collections.abc import Callable, Coroutine
 from dataclasses import dataclass, field, replace
 from functools import partial
 from pathlib import Path
@@ -19,19 +21,26 @@ from typing import Any
 
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.control import DemoControl
+from console.demo.director import Cued, Director
 from console.demo.events import EventBehaviour, EventSource
 from console.demo.link import McpAgentLink
 from console.demo.org import REQUESTERS, DemoOrg, build_demo_org
-from console.demo.pace import ClockPace
+from console.demo.pace import ClockPace, ManualPace, Pace
 from console.demo.people import DemoPeople, PeopleBehaviour
+from console.demo.presenter import DemoPresenter, PresenterError
+from console.demo.relations import FILE_NAME, Relations, load_relations
+from console.demo.stage import moment
+from console.demo.stories import Story
 from console.demo.story import RunStarter, scripted_showcase
+from console.demo.story_play import StoryPlayer
 from console.resources import bundled
 from console.samples import publish_samples
-from engine.clock import SystemClock
+from engine.clock import ManualClock, ServerClock, rfc3339
 from engine.core import Engine
 from engine.document.model import Process
 from engine.http.app import RunningServer, bind_socket, start_server
 from engine.identity import Identity
+from engine.tools.catalog import Catalog
 
 log = logging.getLogger("apc.demo")
 
@@ -68,6 +77,8 @@ class DemoSettings:
     check_answers: Path | None = Path("check-answers.toml")
     """Scripted check answers, relative to `samples`; the demo org gets the scripted evaluator when
     the file exists. None: no evaluator, so processes with a `check` are not published."""
+    relations: Path = Path(FILE_NAME)
+    """How generated values hang together (relations.py), relative to `samples`; none when missing."""
     poll_minutes: float = 0.5
     """Demo minutes between two looks at the queues and timers (bounded in real time, see `poll_seconds`)."""
     agent: AgentBehaviour = field(default_factory=AgentBehaviour)
@@ -95,16 +106,46 @@ class DemoSettings:
         return max(BASE_LEASE_SECONDS, round(self.speed * LEASE_REAL_SECONDS))
 
 
+class StageError(Exception):
+    """A stage moment this demo cannot show, said in one line."""
+
+
+def token_identity(agent: str, token: str) -> str:
+    """Who the agent's own bearer token makes it on the server, and which token (a fingerprint,
+    never the token): `agent-ada · token sha256:1a2b3c4d`."""
+    return f"{agent} · token sha256:{hashlib.sha256(token.encode()).hexdigest()[:8]}"
+
+
+class Gated:
+    """The engine as the demo world calls it: while the world is paused, a call waits to be made.
+
+    The operator's own console calls the engine directly, so their actions still work."""
+
+    def __init__(self, engine: Engine, control: DemoControl) -> None:
+        self.engine = engine
+        self.control = control
+
+    @property
+    def catalog(self) -> Catalog:
+        return self.engine.catalog
+
+    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        await self.control.wait_world()
+        return await self.engine.call(identity, tool, arguments)
+
+
 class DemoSystem:
     def __init__(
         self,
         settings: DemoSettings,
         engine: Engine,
         org: DemoOrg,
-        clock: SystemClock,
+        clock: ManualClock | ServerClock,
         server: RunningServer,
         data_dir: Path,
         own_dir: bool,
+        relations: Relations | None = None,
+        presenter: DemoPresenter | None = None,
     ) -> None:
         self.settings = settings
         self.engine = engine
@@ -113,19 +154,28 @@ class DemoSystem:
         self.server = server
         self.data_dir = data_dir
         self._own_dir = own_dir
-        self.pace = ClockPace(clock, settings.speed)
+        self.pace: Pace = ManualPace(clock) if isinstance(clock, ManualClock) else ClockPace(clock)
         self.control = DemoControl()
+        self.director = Director()
+        self.presenter = presenter or DemoPresenter()
+        self.presenter.attach(self)
+        self.story: StoryPlayer | None = None
+        gated = Gated(engine, control=self.control)
         self.processes: dict[str, Process] = {}
         self.refused: dict[str, list[str]] = {}
         self.failures: list[str] = []
+        self.relation_problems: list[str] = []
+        """Places the relations file names that the published processes do not have."""
         self._tasks: list[asyncio.Task[None]] = []
+        self.relations = relations or Relations()
         self.starter = RunStarter(
-            engine,
+            gated,
             self.processes,
             starters=[Identity("person", who) for who in REQUESTERS] + [org.operator],
             people=org.person_pool,
             test_share=settings.test_share,
             seed=settings.seed,
+            relations=self.relations,
         )
         self.agents = [
             DemoAgent(
@@ -136,19 +186,45 @@ class DemoSystem:
                 seed=settings.seed,
                 control=self.control,
                 people=org.person_pool,
+                relations=self.relations,
+                director=self.director,
+                identity=token_identity(name, org.tokens[name]),
             )
             for name in org.agents
         ]
-        self.people = DemoPeople(engine, org, self.pace, behaviour=settings.people, seed=settings.seed)
+        self.people = DemoPeople(
+            gated,
+            org,
+            self.pace,
+            behaviour=settings.people,
+            seed=settings.seed,
+            relations=self.relations,
+            director=self.director,
+        )
         self.events = EventSource(
-            engine, org.event_feed, self.pace, behaviour=settings.events, seed=settings.seed
+            engine,
+            org.event_feed,
+            self.pace,
+            behaviour=settings.events,
+            seed=settings.seed,
+            caller=gated,
+            director=self.director,
         )
 
     @classmethod
-    async def open(cls, settings: DemoSettings) -> DemoSystem:
+    async def open(
+        cls,
+        settings: DemoSettings,
+        clock: ManualClock | None = None,
+        monotonic: Callable[[], float] = time.monotonic,
+    ) -> DemoSystem:
+        """A demo on a fresh engine (or the data folder given). Its clock is the engine's ServerClock,
+        `settings.speed` times real time as `monotonic` counts it, never going backwards for the folder;
+        the presenter pauses and speeds it. With a `ManualClock` the demo is conducted turn by turn
+        instead (`turn`)."""
+        relations = load_relations(settings.samples, str(settings.relations))
         own_dir = settings.data_dir is None
         data_dir = settings.data_dir or Path(tempfile.mkdtemp(prefix="apc-demo-"))
-        clock = SystemClock(settings.speed)
         org = build_demo_org(settings.agents, lease_seconds=settings.lease, check_answers=settings.answers)
         sock = bind_socket(settings.host, settings.port, first=settings.port_start)
         try:
@@ -156,17 +232,22 @@ class DemoSystem:
                 data_dir,
                 org.org,
                 clock=clock,
+                speed=settings.speed,
+                monotonic=monotonic,
                 public_base_url=f"http://{settings.host}:{sock.getsockname()[1]}",
             )
         except BaseException:
             sock.close()
             raise
+        presenter = DemoPresenter()
         try:
-            server = await start_server(engine, settings.host, sock=sock)
+            server = await start_server(engine, settings.host, sock=sock, extra_tools=[presenter.tool()])
         except BaseException:
             await engine.close()
             raise
-        system = cls(settings, engine, org, clock, server, data_dir, own_dir)
+        used = engine.clock
+        assert isinstance(used, ManualClock | ServerClock), "the engine builds a ServerClock when given none"
+        system = cls(settings, engine, org, used, server, data_dir, own_dir, relations, presenter)
         try:
             published, refused = await publish_samples(engine, settings.samples)
         except BaseException:
@@ -174,6 +255,7 @@ class DemoSystem:
             raise
         system.processes.update(published)
         system.refused.update(refused)
+        system.relation_problems = relations.problems(published)
         if settings.answers is not None:
             system.starter.showcase = scripted_showcase(settings.answers, published)
         return system
@@ -210,6 +292,120 @@ class DemoSystem:
         if self._own_dir:
             shutil.rmtree(self.data_dir, ignore_errors=True)
 
+    async def turn(self, seconds: float) -> None:
+        """One turn of a conducted demo (a `ManualClock`, nothing running by itself): timers, each
+        agent's look for work, the people, the events, then the clock moves on `seconds`.
+
+        Everything happens in the caller's task, one after the other, so the same demo plays the same
+        way every time.
+        """
+        assert isinstance(self.clock, ManualClock), "a conducted demo runs on a ManualClock"
+        await self.engine.tick()
+        for agent in self.agents:
+            await agent.work_once()
+        await self.people.poll()
+        await self.events.poll()
+        self.clock.advance(seconds)
+
+    async def disconnect_agents(self) -> None:
+        """Close the agents' MCP links (a conducted demo opened them in the caller's task, one after the
+        other, so they close last-opened first: the SDK's task scopes nest)."""
+        for agent in reversed(self.agents):
+            await agent.disconnect()
+
+    async def stage(self, name: str) -> Cued:
+        """Start the stage moment `name` now, on a fresh run: its cues given, its steps left to the
+        presenter. StageError when this demo cannot show it."""
+        wanted = moment(name)
+        process = self.processes.get(wanted.process)
+        if process is None:
+            raise StageError(f"{wanted.title}: {wanted.process} is not published in this demo")
+        if len(self.agents) < wanted.needs_agents:
+            raise StageError(f"{wanted.title}: needs {wanted.needs_agents} demo agents")
+        inputs = self.starter.inputs_for(process, self.clock.now(), dict(wanted.inputs))
+        started = await self.starter.start(wanted.process, inputs, mode=wanted.mode)
+        if started is None:
+            refused = self.starter.refused[-1][1] if self.starter.refused else []
+            raise StageError(f"{wanted.title}: the run was refused: {'; '.join(refused)}")
+        cued = Cued(started.run_id, name, dict(wanted.cues))
+        self.director.cue_run(cued)
+        for step_id in wanted.leave:
+            self.director.leave(started.run_id, step_id)
+        return cued
+
+    # --- what the presenter controls act on (presenter.py) -----------------------------------------
+
+    @property
+    def speed(self) -> float:
+        return self.clock.speed if isinstance(self.clock, ServerClock) else self.settings.speed
+
+    def set_speed(self, speed: float) -> None:
+        if not isinstance(self.clock, ServerClock):
+            raise PresenterError("a conducted demo's clock moves only turn by turn")
+        self.clock.set_speed(speed)
+
+    def pause(self) -> None:
+        """Every demo actor waits at its next call, and server time stands still: no lease lapses, no
+        item goes overdue, no wait ends. The operator's own console still acts."""
+        self.control.pause_world()
+        if isinstance(self.clock, ServerClock):
+            self.clock.pause()
+
+    def resume(self) -> None:
+        if isinstance(self.clock, ServerClock):
+            self.clock.resume()
+        self.control.resume_world()
+
+    async def stage_moment(self, name: str) -> str:
+        try:
+            cued = await self.stage(name)
+        except StageError as exc:
+            raise PresenterError(str(exc)) from None
+        return f"{moment(name).title}: {cued.run_id}. {moment(name).look}"
+
+    def now_text(self) -> str:
+        return rfc3339(self.clock.now())
+
+    def status_line(self) -> str:
+        started = len(self.starter.started)
+        decisions = sum(self.people.decisions.values())
+        events = self.events.sent["in_time"] + self.events.sent["late"]
+        agents = self.control.agents
+        refused = sum(a.check_refused for a in agents)
+        fixed = sum(a.check_fixed for a in agents)
+        held = sum(a.held for a in agents)
+        return (
+            f"{started} runs started · {decisions} decisions by demo people · {events} events sent · "
+            f"checks: {refused} refused, {fixed} fixed, {held} held for you"
+        )
+
+    def story_status(self) -> dict[str, Any] | None:
+        player = self.story
+        if player is None:
+            return None
+        story = player.story
+        done = sum(1 for p in player.progress if p.done)
+        return {
+            "name": story.name,
+            "title": story.title,
+            "user": story.user,
+            "done": done,
+            "moments": len(player.progress),
+            "log": player.log[-12:],
+            "cues": list(player.cues),
+        }
+
+    def play(self, story: Story) -> None:
+        """Play `story` beside the console: its moments on time, its acts cued for the presenter."""
+        self.story = StoryPlayer(story, self, perform=False, began=self.clock.now())
+        self._spawn(f"story {story.name}", self._play(self.story))
+
+    async def _play(self, player: StoryPlayer) -> None:
+        while not await player.finished():
+            await self.control.wait_world()
+            await player.poll()
+            await self.pace.idle(self.settings.poll_seconds)
+
     async def _calls_done(self) -> None:
         while any(agent.in_call for agent in self.agents):
             await asyncio.sleep(0.01)
@@ -229,6 +425,7 @@ class DemoSystem:
 
     async def _tick(self) -> None:
         while True:
+            await self.control.wait_world()
             await self.engine.tick()
             await asyncio.sleep(self.settings.poll_seconds)
 

@@ -7,28 +7,16 @@ everything else keeps running in the same event loop while the console is open.
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from console.app import ApcApp
 from console.client.local import LocalClient
 from console.demo.org import GUEST_AGENT
 from console.demo.pane import DemoPane
+from console.demo.presenter import ConsolePresenter
+from console.demo.stories import Story
 from console.demo.system import DemoSettings, DemoSystem
 from console.session import EndpointInfo, ExtraPane, Session
-
-
-def status_line(system: DemoSystem) -> str:
-    started = len(system.starter.started)
-    decisions = sum(system.people.decisions.values())
-    events = system.events.sent["in_time"] + system.events.sent["late"]
-    agents = system.control.agents
-    refused = sum(a.check_refused for a in agents)
-    fixed = sum(a.check_fixed for a in agents)
-    held = sum(a.held for a in agents)
-    return (
-        f"demo clock {system.settings.speed:g}x · {started} runs started · "
-        f"{decisions} decisions by demo people · {events} events sent · "
-        f"checks: {refused} refused, {fixed} fixed, {held} held for you · "
-        "space pause/resume agent, a all, +/- speed"
-    )
 
 
 def notices(system: DemoSystem) -> list[str]:
@@ -44,10 +32,18 @@ def notices(system: DemoSystem) -> list[str]:
     shown += [
         f"Not published: {name}: {'; '.join(issues)}" for name, issues in sorted(system.refused.items())
     ]
+    shown += [f"Demo relations: {problem}" for problem in system.relation_problems]
+    if system.story is not None:
+        story = system.story.story
+        shown.append(
+            f"Story {story.name}: {story.title}. You are the {story.user}: each act is cued here and in the "
+            "Demo agents tab when it is due."
+        )
     return shown
 
 
 def build_app(system: DemoSystem) -> ApcApp:
+    presenter = ConsolePresenter(system.presenter, system.speed)
     session = Session(
         client=LocalClient(system.engine, system.operator),
         where=f"demo · {system.data_dir}",
@@ -56,17 +52,23 @@ def build_app(system: DemoSystem) -> ApcApp:
             system.server.url, GUEST_AGENT, system.org.tokens[GUEST_AGENT], system.data_dir
         ),
         notices=notices(system),
+        presenter=presenter,
     )
-    pane = ExtraPane(
-        "demo", "Demo agents", lambda: DemoPane(system.control, status=lambda: status_line(system))
-    )
+    pane = ExtraPane("demo", "Demo agents", lambda: DemoPane(presenter))
     return ApcApp(session, extra_panes=[pane])
 
 
-async def run_ui(settings: DemoSettings) -> int:
+async def run_ui(settings: DemoSettings, story: Story | None = None) -> int:
+    """The console on a live demo; with `story`, the story plays beside it, its acts cued for you."""
+    if story is not None:
+        settings = replace(settings, seed=story.seed, agents=max(settings.agents, story.agents))
+        if not story.background:
+            settings = replace(settings, runs=0)
     system = await DemoSystem.open(settings)
     try:
         system.start()
+        if story is not None:
+            system.play(story)
         await build_app(system).run_async()
     finally:
         await system.close()

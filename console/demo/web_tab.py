@@ -4,7 +4,8 @@ textual-serve starts this module once per browser tab (`python -m console.demo.w
 server's `Ready` line in the environment (`APC_DEMO_READY`), never on a command line where `ps` would
 show the operator's token. The console is exactly `apc --server URL --token TOKEN`, plus two things a
 remote console cannot know: who the token is (the demo's operator) and the demo clock, mirrored from
-the server's reading so that ages and due times count in demo minutes.
+the server's reading so that ages and due times count in demo minutes; plus the presenter's controls
+and the Demo agents tab, both through the demo server's `apc_demo_control`.
 """
 
 from __future__ import annotations
@@ -14,22 +15,30 @@ import sys
 import time
 from datetime import UTC, datetime
 
+from console.demo.presenter import ConsolePresenter, RemoteControls
 from console.demo.web_server import Ready
 
 READY_ENV = "APC_DEMO_READY"
 
 
 class MirroredClock:
-    """The demo server's fast clock, read in another process: its reading at a known real time, moved on
-    by `speed` times the real time since."""
+    """The demo server's clock, read in another process: its last reading at a known real time, moved
+    on by its speed times the real time since (not at all while the demo is paused). The reading is
+    the `Ready` line's until the presenter's status brings a newer one."""
 
-    def __init__(self, demo_now: float, wall: float, speed: float) -> None:
-        self._demo_now = demo_now
-        self._wall = wall
-        self._speed = speed
+    def __init__(self, ready: Ready, presenter: ConsolePresenter | None = None) -> None:
+        self._ready = ready
+        self._presenter = presenter
 
     def now(self) -> datetime:
-        return datetime.fromtimestamp(self._demo_now + (time.time() - self._wall) * self._speed, UTC)
+        status = self._presenter.last if self._presenter is not None else None
+        if status is None or self._presenter is None:
+            demo_now, wall, speed = self._ready.demo_now, self._ready.wall, self._ready.speed
+        else:
+            demo_now = datetime.fromisoformat(status["now"].replace("Z", "+00:00")).timestamp()
+            wall = self._presenter.read_at
+            speed = 0.0 if status["paused"] else float(status["speed"])
+        return datetime.fromtimestamp(demo_now + (time.time() - wall) * speed, UTC)
 
 
 def notices(ready: Ready) -> list[str]:
@@ -42,6 +51,8 @@ def notices(ready: Ready) -> list[str]:
 def main() -> int:
     from console.app import ApcApp, Session
     from console.client.remote import RemoteClient
+    from console.demo.pane import DemoPane
+    from console.session import ExtraPane
     from engine.identity import Identity
 
     line = os.environ.get(READY_ENV)
@@ -51,14 +62,16 @@ def main() -> int:
     ready = Ready.from_line(line)
     client = RemoteClient(ready.url, ready.token)
     client.identity = Identity("person", ready.operator, operator=True)
+    presenter = ConsolePresenter(RemoteControls(client.call), ready.speed)
     session = Session(
         client,
         f"demo · {ready.url}",
-        clock=MirroredClock(ready.demo_now, ready.wall, ready.speed),
+        clock=MirroredClock(ready, presenter),
         close=client.close,
         notices=notices(ready),
+        presenter=presenter,
     )
-    app = ApcApp(session)
+    app = ApcApp(session, extra_panes=[ExtraPane("demo", "Demo agents", lambda: DemoPane(presenter))])
     app.run()
     return app.return_code or 0
 

@@ -2,7 +2,10 @@
 submission from the issues the server lists.
 
 Agents (from a claim's `step`) and demo people (from a work item, which carries the same `output`,
-`evidence` and `next` requirements) draft their work here, so both fill forms the same way.
+`evidence` and `next` requirements) draft their work here, so both fill forms the same way. The
+values come from the run's scene (scene.py): its inputs and earlier outputs, kept in line by the
+relations file. Where the file declares a step's route conditions the route follows from the
+output; elsewhere a route is chosen first and the output made to agree with it (routes.py).
 """
 
 from __future__ import annotations
@@ -15,8 +18,8 @@ from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
-from console.demo.routes import Choice, choose_route, conform, routes_on_a_verdict
-from console.demo.values import value_for, values_for
+from console.demo.routes import Choice, as_choice, choose_route, conform, routes_on_a_verdict
+from console.demo.scene import Scene, declared_route, misjudged, place_of, settle
 from engine.clock import rfc3339
 from engine.document.fields import parse_fields
 from engine.document.model import Field
@@ -38,6 +41,39 @@ class Draft:
     """Evidence kinds to attach."""
     routes: tuple[dict[str, Any], ...] | None
     choice: Choice | None
+    scene: Scene | None = None
+    """Where the values came from, so a repair or a revision keeps them in line."""
+    step_id: str = ""
+    pinned: frozenset[str] = frozenset()
+    """Fields a cue gave their values; they stay whatever else is decided again."""
+
+    @property
+    def place(self) -> str:
+        return place_of(self.step_id)
+
+    @property
+    def declared(self) -> bool:
+        """Whether the relations file declares this step's route conditions."""
+        return self.scene is not None and bool(self.scene.words(self.step_id).routes)
+
+    def settled(self, output: dict[str, Any], fixed: Sequence[str] = ()) -> dict[str, Any]:
+        """`output` kept to the relations (fields a rule decides are decided again)."""
+        if self.scene is None:
+            return output
+        return settle(self.fields, self.scene, self.place, output, fixed=[*fixed, *self.pinned])
+
+    def route(self, output: dict[str, Any], rng: random.Random) -> Choice | None:
+        """The route the output leads to where the file declares it; else the chosen one kept."""
+        if not self.routes:
+            return self.choice
+        if self.declared:
+            assert self.scene is not None
+            found = declared_route(
+                self.scene.words(self.step_id), self.routes, self.scene, self.place, output
+            )
+            if found is not None:
+                return as_choice(dict(found))
+        return self.choice or choose_route(self.routes, rng)
 
     def without(self, name: str) -> Draft:
         return replace(self, output={k: v for k, v in self.output.items() if k != name})
@@ -57,26 +93,39 @@ class Where:
 def draft(
     requirements: dict[str, Any],
     rng: random.Random,
-    now: datetime,
-    people: Sequence[str],
+    scene: Scene,
     *,
+    step_id: str,
     misjudge: bool = False,
+    fresh: dict[str, str] | None = None,
+    pin: dict[str, Any] | None = None,
 ) -> Draft:
     """Work for a step whose requirements are `{output, evidence, next}` as `claim.step` gives them.
 
-    A `misjudge`d draft of a step whose routes follow from a boolean verdict takes an unhappy route,
-    and output that agrees with it: the wrong verdict a check on the step is there to catch.
+    A `misjudge`d draft turns over a verdict the relations file says a first draft may get wrong
+    (or, for a step the file does not describe, takes an unhappy route of a step whose routes follow
+    from a boolean verdict), and the route follows: the wrong verdict a check on the step is there
+    to catch. `fresh` names the fields a rework draws anew; `pin` gives values the output must
+    have (a cue of the stage or a story), and the rest follows from them.
     """
     fields, _ = parse_fields(requirements.get("output") or {}, "output")
     routes = requirements.get("next")
-    choice = None
-    if isinstance(routes, list) and routes:
-        misjudge = misjudge and routes_on_a_verdict(routes, fields)
-        choice = choose_route(routes, rng, unhappy=misjudge)
-    output = values_for(fields, rng, now, people=people)
-    output = conform(output, fields, choice.when if choice else None, rng)
+    routes = tuple(routes) if isinstance(routes, list) and routes else None
     evidence = tuple(requirements.get("evidence") or ())
-    return Draft(fields, output, evidence, tuple(routes) if isinstance(routes, list) else None, choice)
+    pinned = {k: v for k, v in (pin or {}).items() if k in {f.name for f in fields}}
+    work = Draft(fields, {}, evidence, routes, None, scene, step_id, frozenset(pinned))
+    output = settle(fields, scene, work.place, pinned, fixed=pinned, fresh=fresh)
+    if work.declared:
+        turned = misjudged(fields, scene, work.place, output) if misjudge else []
+        for name in turned:
+            output[name] = not output[name]
+        output = work.settled(output, turned)
+        return replace(work, output=output, choice=work.route(output, rng))
+    choice = None
+    if routes is not None:
+        choice = choose_route(routes, rng, unhappy=misjudge and routes_on_a_verdict(routes, fields))
+        output = conform(output, fields, choice.when, rng)
+    return replace(work, output=output, choice=choice)
 
 
 def incomplete(work: Draft, rng: random.Random) -> tuple[Draft, str] | None:
@@ -93,15 +142,12 @@ def incomplete(work: Draft, rng: random.Random) -> tuple[Draft, str] | None:
     return rng.choice(options) if options else None
 
 
-def repair(
-    work: Draft,
-    issues: Sequence[str],
-    rng: random.Random,
-    now: datetime,
-    people: Sequence[str],
-    wanted: Sequence[str],
-) -> Draft:
-    """`work` with every issue the server listed dealt with; `wanted` are the declared evidence kinds."""
+def repair(work: Draft, issues: Sequence[str], rng: random.Random, wanted: Sequence[str]) -> Draft:
+    """`work` with every issue the server listed dealt with; `wanted` are the declared evidence kinds.
+
+    A field named in an issue is drafted again from the run (the same facts as before), an
+    undeclared one dropped.
+    """
     by_name = {f.name: f for f in work.fields}
     output = dict(work.output)
     evidence = work.evidence
@@ -109,16 +155,16 @@ def repair(
     for issue in issues:
         match = _OUTPUT_ISSUE.match(issue)
         if match is not None:
-            name = match.group(1)
-            if name in by_name:
-                output[name] = value_for(by_name[name], rng, now, people=people)
-            else:
-                output.pop(name, None)
+            output.pop(match.group(1), None)
         elif issue.startswith("evidence"):
             evidence = tuple(dict.fromkeys((*evidence, *wanted)))
         elif issue.startswith(("next", "reason")) and work.routes:
-            choice = choice or choose_route(work.routes, rng)
-    output = conform(output, work.fields, choice.when if choice else None, rng)
+            choice = choice or work.route(output, rng)
+    if work.scene is not None:
+        output = settle(work.fields, work.scene, work.place, output, fixed=work.pinned, include_optional=0.0)
+    output = {k: v for k, v in output.items() if k in by_name}
+    if not work.declared:
+        output = conform(output, work.fields, choice.when if choice else None, rng)
     return replace(work, output=output, evidence=evidence, choice=choice)
 
 

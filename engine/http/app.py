@@ -30,6 +30,7 @@ from engine.http.access import AccessLog
 from engine.http.bearer import IdentityVerifier
 from engine.http.body import BodyGuard
 from engine.http.endpoint import ToolEngine, build_mcp_server
+from engine.http.extra import ExtraTool, WithExtraTools
 from engine.http.files import file_route
 from engine.http.health import Probes
 from engine.http.hosts import HostGuard, security_settings
@@ -75,16 +76,18 @@ def build_app(
     bind_host: str = "127.0.0.1",
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
+    extra_tools: Sequence[ExtraTool] = (),
 ) -> ASGIApp:
     """The ASGI app: `/mcp` behind bearer authentication, `/files/{id}` behind its signature,
     `/metrics`, and the probes `/healthz` and `/readyz`; every request logged once (`access`).
 
     `allowed_hosts` are the names besides loopback that `Host`/`Origin` may carry (see `hosts`).
     With `oauth`, `public_url` (the server's base URL) lets clients find the protected resource
-    metadata named in `WWW-Authenticate`.
+    metadata named in `WWW-Authenticate`. `extra_tools` are offered beside the protocol's (extra.py).
     """
-    metrics = Metrics(engine.tools)
-    server = build_mcp_server(MeteredEngine(engine, metrics))
+    served: HttpEngine = WithExtraTools(engine, extra_tools) if extra_tools else engine
+    metrics = Metrics(served.tools)
+    server = build_mcp_server(MeteredEngine(served, metrics), [tool.definition() for tool in extra_tools])
     settings = security_settings(bind_host, allowed_hosts)
     manager = StreamableHTTPSessionManager(
         app=server,
@@ -205,10 +208,18 @@ async def start_server(
     oauth: OAuthVerifier | None = None,
     public_url: str | None = None,
     sock: socket.socket | None = None,
+    extra_tools: Sequence[ExtraTool] = (),
 ) -> RunningServer:
     """Serve `engine` on `host:port` (0 picks a free port), or on `sock` (see `bind_socket`), inside
     the running loop."""
-    app = build_app(engine, allowed_hosts=allowed_hosts, bind_host=host, oauth=oauth, public_url=public_url)
+    app = build_app(
+        engine,
+        allowed_hosts=allowed_hosts,
+        bind_host=host,
+        oauth=oauth,
+        public_url=public_url,
+        extra_tools=extra_tools,
+    )
     return await serve_asgi(app, host, port, sock=sock)
 
 

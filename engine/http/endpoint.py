@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import time
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any, Protocol
 
 import mcp_types as types
@@ -83,9 +83,11 @@ def inexact(issues: list[str]) -> dict[str, Any]:
     }
 
 
-def build_mcp_server(engine: ToolEngine) -> Server[Any]:
-    """A low-level MCP server offering exactly the engine's tools."""
-    tools = tool_list(list(engine.tools))
+def build_mcp_server(engine: ToolEngine, extra: Sequence[types.Tool] = ()) -> Server[Any]:
+    """A low-level MCP server offering exactly the engine's tools, and any `extra` ones (extra.py) the
+    engine answers too."""
+    added = {tool.name for tool in extra}
+    tools = tool_list([name for name in engine.tools if name not in added]) + list(extra)
     schemas = {tool.name: tool.input_schema for tool in tools}
 
     async def list_tools(

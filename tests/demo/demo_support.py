@@ -5,15 +5,24 @@ Import with `from demo_support import ...`; the fixtures are in conftest.py.
 
 from __future__ import annotations
 
+import contextlib
 import uuid
+from collections.abc import AsyncIterator, Awaitable, Callable
+from dataclasses import replace
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
+from console.demo.relations import Relations
+from console.demo.scene import Scene
+from console.demo.system import DemoSettings, DemoSystem
 from engine.check import CheckConfig
+from engine.clock import ManualClock
 from engine.org import OrgConfig
 from tests.support.schemas import validator
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
+NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
 OPERATOR = "op@example.com"
 OPERATOR_TOKEN = "tok-operator-op"
@@ -216,3 +225,44 @@ GET_RUN_RESULT = validator("tools/get_run.result.json")
 
 def schema_problems(view: dict[str, Any]) -> list[str]:
     return [f"{list(e.path)}: {e.message}" for e in GET_RUN_RESULT.iter_errors(view)]
+
+
+def scene(
+    process: str = "review",
+    *,
+    data: dict[str, Any] | None = None,
+    body: str = "",
+    people: tuple[str, ...] = (),
+    relations: Relations | None = None,
+    seed: str = "1:r_1",
+    now: datetime = NOW,
+) -> Scene:
+    """A scene for drafting outside a run: the relations of the samples only when given."""
+    return Scene(
+        process, seed, now, data or {"inputs": {}, "steps": {}}, body, people, relations or Relations()
+    )
+
+
+@contextlib.asynccontextmanager
+async def conducted(tmp_path: Path, **settings: Any) -> AsyncIterator[DemoSystem]:
+    """A demo on a ManualClock that nothing runs by itself: the test conducts it (`system.turn`).
+
+    Used inside the test, so the agents' MCP links open and close in the test's own task.
+    """
+    base = DemoSettings(data_dir=tmp_path / "demo", port=0, runs=0, lease_seconds=600)
+    system = await DemoSystem.open(replace(base, **settings), clock=ManualClock(NOW))
+    try:
+        yield system
+    finally:
+        await system.disconnect_agents()
+        await system.close()
+
+
+async def turn_until(
+    system: DemoSystem, done: Callable[[], Awaitable[bool]], hours: float = 4, seconds: float = 30
+) -> None:
+    """Conduct the demo, `seconds` of demo time a turn, until `done` or `hours` of demo time passed."""
+    began = system.clock.now()
+    while not await done():
+        assert (system.clock.now() - began).total_seconds() < hours * 3600, "not reached in time"
+        await system.turn(seconds)

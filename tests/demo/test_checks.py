@@ -221,11 +221,12 @@ async def test_the_next_claimant_reads_the_check_in_the_handoff_and_reconsiders(
     record = (await view(checked, run_id))["data"]["steps"]["verify_order"]
     assert record["output"]["policyClause"] == POLICY
     assert careful.last_summary is not None
+    named = "eligible, daysSinceDelivery and" if "daysSinceDelivery" in record["output"] else "eligible and"
     assert careful.last_summary.endswith(
         f"Returned by {OPERATOR} with the note 'Read the policy again.'; followed it. "
         f"Revised after the model check answered '{VERDICT}' → no (0.15). "
-        "Reconsidered eligible and policyClause: policyClause rewritten."
-    )
+        f"Reconsidered {named} policyClause: policyClause rewritten."
+    ), "the question names the verdict, the days since delivery (when given) and the clause"
     assert "eligible is now" not in careful.last_summary, "a fresh draft's verdict is its own judgement"
 
 
@@ -277,8 +278,10 @@ async def test_the_operator_edits_what_the_unsure_question_names(checked: Engine
     assert dict(deciders.decisions) == {"check:edited": 1}
     data = await view(checked, run_id)
     record = data["data"]["steps"]["verify_order"]
-    expected = {**candidate["output"], "decisionSummary": verdict_of(candidate["output"], candidate["next"])}
-    assert record["output"] == expected
+    rewritten = f"{verdict_of(candidate['output'], candidate['next'])} Policy applied: {CHANGED_MIND}"
+    assert record["output"] == {**candidate["output"], "decisionSummary": rewritten}, (
+        "the operator read the run, so the rewrite quotes the policy line its inputs fall under"
+    )
     assert record["summary"] == (
         f"Completed by {OPERATOR} from the held submission, with decisionSummary rewritten "
         "after the check was unsure: partial (0.9)."
@@ -327,6 +330,8 @@ async def test_a_held_submission_returned_once_comes_back_and_is_then_edited(
     )
     data = await view(checked, run_id)
     record = data["data"]["steps"]["verify_order"]
-    assert record["output"]["decisionSummary"] == verdict_of(candidate["output"], candidate["next"])
+    assert record["output"]["decisionSummary"] == (
+        f"{verdict_of(candidate['output'], candidate['next'])} Policy applied: {CHANGED_MIND}"
+    )
     assert states(data)["verify_order"] == "done"
     assert schema_problems(data) == []

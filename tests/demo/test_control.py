@@ -6,7 +6,7 @@ import asyncio
 
 import pytest
 
-from console.demo.control import MAX_SPEED, MIN_SPEED, AgentState, DemoControl
+from console.demo.control import AgentState, DemoControl
 
 
 def control_of(*names: str) -> DemoControl:
@@ -31,22 +31,49 @@ def test_pause_and_resume_one_or_all() -> None:
         (False, "idle", "resumed"),
         (False, "working", "resumed"),
     ]
-    control.toggle("a")
+    assert control.toggle("a") is True
     assert control.state("a").paused is True
     with pytest.raises(KeyError, match="no demo agent named 'zed'"):
         control.pause("zed")
 
 
-def test_speed_doubles_halves_and_stays_in_bounds() -> None:
+async def test_the_world_pause_holds_every_agent_and_its_own_pause_holds_one() -> None:
     control = control_of("a", "b")
-    control.faster("a")
-    control.slower("b")
-    assert [s.speed for s in control.agents] == [2.0, 0.5]
-    assert control.state("a").last_action == "speed set to 2x"
-    control.set_speed(1000)
-    assert [s.speed for s in control.agents] == [MAX_SPEED, MAX_SPEED]
-    control.set_speed(0)
-    assert [s.speed for s in control.agents] == [MIN_SPEED, MIN_SPEED]
+    control.pause_world()
+    assert control.world_paused is True
+    waiting = [asyncio.create_task(control.wait_running(n)) for n in ("a", "b")]
+    world = asyncio.create_task(control.wait_world())
+    await asyncio.sleep(0)
+    assert [t.done() for t in (*waiting, world)] == [False, False, False]
+    control.pause("a")
+    control.resume_world()
+    await asyncio.wait_for(asyncio.gather(waiting[1], world), 1)
+    await asyncio.sleep(0)
+    assert waiting[0].done() is False, "the agent paused on its own stays paused"
+    assert control.toggle("a") is False
+    await asyncio.wait_for(waiting[0], 1)
+    with pytest.raises(KeyError, match="no demo agent named 'zed'"):
+        control.toggle("zed")
+
+
+def test_a_row_is_what_the_demo_agents_tab_shows() -> None:
+    state = AgentState("agent-ada", identity="agent-ada · token sha256:1a2b3c4d")
+    state.hold("customer-refund · verify_order", "r_8ba58b5e91c2")
+    state.called("09:14:03 claim verify_order → ok")
+    state.submitted, state.escalated = 2, 1
+    assert state.row() == {
+        "name": "agent-ada",
+        "identity": "agent-ada · token sha256:1a2b3c4d",
+        "status": "starting",
+        "step": "customer-refund · verify_order · r_8ba58b5…",
+        "lastCall": "09:14:03 claim verify_order → ok",
+        "lastAction": "starting",
+        "paused": False,
+        "claimed": 0,
+        "submitted": 2,
+        "escalated": 1,
+        "lapsed": 0,
+    }
 
 
 def test_every_change_moves_the_version() -> None:

@@ -1,27 +1,71 @@
-"""The demo agents pane: one row per agent, live; keys pause, resume and change speed."""
+"""The Demo agents tab: one row per agent with its token identity, current step and last call, the demo
+clock, the story's cues (shown once as a toast); `space` pauses or resumes the selected agent."""
 
 from __future__ import annotations
 
+from typing import Any
+
+from textual import on
 from textual.app import App, ComposeResult
 
+from console import messages
 from console.demo.control import AgentState, DemoControl
 from console.demo.pane import DEMO_ACTIONS, DemoPane
+from console.demo.presenter import ConsolePresenter, PresenterError
+
+
+class FakeControls:
+    """The controls of a demo with two agents and a story, answering as DemoPresenter does."""
+
+    def __init__(self) -> None:
+        self.control_ = DemoControl()
+        for name in ("agent-ada", "agent-bo"):
+            self.control_.add(AgentState(name, identity=f"{name} · token sha256:0000{name[-2:]}"))
+        self.cues: list[str] = []
+        self.calls: list[tuple[str, dict[str, Any]]] = []
+
+    async def control(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        self.calls.append((action, arguments))
+        message = ""
+        if action == "agent":
+            try:
+                paused = self.control_.toggle(arguments["name"])
+            except KeyError as exc:
+                raise PresenterError(str(exc.args[0])) from None
+            message = f"{arguments['name']} {'paused' if paused else 'resumed'}."
+        return {
+            "paused": False,
+            "speed": 60.0,
+            "now": "2026-10-06T09:00:00Z",
+            "agents": [s.row() for s in self.control_.agents],
+            "left": ["r_1 · verify_order"],
+            "moments": [],
+            "story": {
+                "name": "operator-triage",
+                "title": "Refund triage in five minutes",
+                "user": "operator",
+                "done": 1,
+                "moments": 5,
+                "log": ["[+0:00:00] lost-order: An escalation with a realistic note on r_1"],
+                "cues": list(self.cues),
+            },
+            "line": "3 runs started",
+            "message": message,
+        }
 
 
 class PaneApp(App[None]):
-    def __init__(self, control: DemoControl) -> None:
+    def __init__(self, controls: FakeControls) -> None:
         super().__init__()
-        self.control = control
+        self.presenter = ConsolePresenter(controls, 60.0)
+        self.notices: list[str] = []
 
     def compose(self) -> ComposeResult:
-        yield DemoPane(self.control, status=lambda: "demo clock 60x")
+        yield DemoPane(self.presenter)
 
-
-def control_of(*names: str) -> DemoControl:
-    control = DemoControl()
-    for name in names:
-        control.add(AgentState(name))
-    return control
+    @on(messages.Notice)
+    def _notice(self, message: messages.Notice) -> None:
+        self.notices.append(message.text)
 
 
 def rows(pane: DemoPane) -> list[list[str]]:
@@ -29,48 +73,53 @@ def rows(pane: DemoPane) -> list[list[str]]:
     return [[cell.plain for cell in table.row_cells(key) or ()] for key in table.keys]
 
 
-async def test_rows_follow_the_agents_and_keys_steer_them() -> None:
-    control = control_of("agent-ada", "agent-bo")
-    ada = control.state("agent-ada")
-    ada.hold("screening · check_vendor", "r_1")
+async def test_rows_show_identity_step_and_last_call_and_space_pauses_one_agent() -> None:
+    controls = FakeControls()
+    ada = controls.control_.state("agent-ada")
+    ada.hold("screening · check_vendor", "r_0123456789")
+    ada.called("09:01:02 claim check_vendor → ok")
     ada.act("claimed screening · check_vendor", status="working")
-    app = PaneApp(control)
-    async with app.run_test(size=(140, 20)) as pilot:
+    app = PaneApp(controls)
+    async with app.run_test(size=(200, 24)) as pilot:
         pane = app.query_one(DemoPane)
         pane.table.focus()
+        await pane.refresh_rows()
         await pilot.pause()
         assert rows(pane) == [
             [
                 "agent-ada",
+                "agent-ada · token sha256:0000da",
                 "working",
-                "screening · check_vendor",
-                "1x",
+                "screening · check_vendor · r_0123456…",
+                "09:01:02 claim check_vendor → ok",
                 "0/0/0",
-                "claimed screening · check_vendor",
             ],
-            ["agent-bo", "starting", "—", "1x", "0/0/0", "starting"],
+            ["agent-bo", "agent-bo · token sha256:0000bo", "starting", "—", "—", "0/0/0"],
         ]
+        assert str(app.query_one("#demo-status").render()) == (
+            "demo clock 60x · 2026-10-06T09:00:00Z · 3 runs started · left to you: r_1 · verify_order"
+        )
         await pilot.press("space")
-        assert (ada.paused, ada.status) == (True, "paused")
-        await pilot.press("plus")
-        assert ada.speed == 2.0
-        await pilot.press("minus", "minus")
-        assert ada.speed == 0.5
-        await pilot.press("a")
-        assert [s.paused for s in control.agents] == [True, True]
-        await pilot.press("a")
-        assert [s.paused for s in control.agents] == [False, False]
-        control.state("agent-bo").act("submitted check_vendor", status="idle")
-        pane.refresh_rows()
         await pilot.pause()
-        assert rows(pane)[1] == ["agent-bo", "idle", "—", "1x", "0/0/0", "submitted check_vendor"]
-        assert str(app.query_one("#demo-status").render()) == "demo clock 60x"
+        assert (ada.paused, ada.status) == (True, "paused")
+        assert controls.calls[-2] == ("agent", {"name": "agent-ada"})
+        assert app.notices[-1] == "agent-ada paused."
+        assert rows(pane)[0][2] == "paused"
+        controls.cues.append("return the escalation of verify_order on r_1 with the note: Try again.")
+        await pane.refresh_rows()
+        await pane.refresh_rows()
+        await pilot.pause()
+        cued = [n for n in app.notices if n.startswith("Your turn:")]
+        assert cued == [
+            "Your turn: return the escalation of verify_order on r_1 with the note: Try again."
+        ], "a cue is a toast once"
+        story = str(app.query_one("#demo-story").render())
+        assert story.splitlines() == [
+            "story operator-triage: Refund triage in five minutes (as the operator) · 1/5 moments",
+            "your turn: return the escalation of verify_order on r_1 with the note: Try again.",
+            "[+0:00:00] lost-order: An escalation with a realistic note on r_1",
+        ]
 
 
 def test_the_keys_are_described_for_the_help() -> None:
-    assert [(a.id, a.keys, a.action) for a in DEMO_ACTIONS] == [
-        ("demo.toggle", "space", "toggle_agent"),
-        ("demo.all", "a", "toggle_all"),
-        ("demo.faster", "plus,equals_sign", "faster"),
-        ("demo.slower", "minus", "slower"),
-    ]
+    assert [(a.id, a.keys, a.action) for a in DEMO_ACTIONS] == [("demo.toggle", "space", "toggle_agent")]

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import json
 import random
-from datetime import UTC, datetime
 from typing import Any
 
+from console.demo.relations import Relations
 from console.demo.revise import (
     CheckLine,
     Context,
@@ -19,12 +20,11 @@ from console.demo.revise import (
     statement,
 )
 from console.demo.routes import Choice
-from console.demo.work import draft
+from console.demo.work import Draft, draft
 from engine.document import load_path
 from engine.document.fields import check_values, parse_fields
-from tests.demo.demo_support import SAMPLES
+from tests.demo.demo_support import SAMPLES, scene
 
-NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 VERDICT = "The eligible verdict agrees with the quoted policy clause, the reason and the days since delivery."
 DATA_MAP = "Every system in the data map appears in deletedFrom, or in keptRecords with a legal basis named."
 POLICY = "Refund policy: damaged, wrong_item, duplicate_charge: refund in full."
@@ -37,6 +37,7 @@ def body_of(name: str) -> str:
 
 
 REFUND_BODY = body_of("customer-refund")
+RELATIONS = Relations.load(SAMPLES / "demo-relations.toml")
 VERIFY: dict[str, Any] = {
     "id": "verify_order",
     "output": {
@@ -65,6 +66,12 @@ DELETE = {
     "next": "await_purge",
 }
 REFUND = Context({"inputs": {"orderId": "10482", "reason": "damaged"}, "steps": {}}, REFUND_BODY)
+
+
+def drafted(requirements: dict[str, Any], seed: int, *, misjudge: bool = False) -> Draft:
+    """A draft with no relations file: the route chosen first, the output made to agree with it."""
+    step_id = str(requirements.get("id", "x"))
+    return draft(requirements, random.Random(seed), scene(seed=f"{seed}"), step_id=step_id, misjudge=misjudge)
 
 
 def test_check_lines_are_read_from_issues_and_written_back_the_same() -> None:
@@ -140,35 +147,78 @@ def test_values_the_question_names_are_found_in_earlier_outputs() -> None:
 
 
 def test_a_refused_verdict_is_turned_over_and_the_route_follows_it() -> None:
-    misjudged = draft(VERIFY, random.Random(1), NOW, (), misjudge=True)
+    misjudged = drafted(VERIFY, 1, misjudge=True)
     assert (misjudged.output["eligible"], misjudged.choice and misjudged.choice.to) == (False, "send_decline")
-    assert misjudged.output["approvedAmount"] == 1718.2
     revision = revise(misjudged, [CheckLine(VERDICT, "no (0.15)")], random.Random(1), REFUND, turn_over=True)
     work = revision.work
+    assert work.choice is not None and work.choice.to in ("issue_refund", "lead_approval")
+    amount = work.output["approvedAmount"]
+    assert amount <= 100 if work.choice.to == "issue_refund" else amount > 100, "the amount follows the route"
     assert work.output == {
         **misjudged.output,
         "eligible": True,
-        "approvedAmount": 86.27,
+        "approvedAmount": amount,
         "policyClause": POLICY,
     }
-    assert work.choice == Choice(
-        "issue_refund", "Eligible and 100 or less", "Chose issue_refund: Eligible and 100 or less."
-    )
     assert check_values(work.fields, work.output, "output") == []
+    changed: tuple[str, ...] = ("eligible", "approvedAmount", "policyClause")
+    if amount == misjudged.output["approvedAmount"]:
+        changed = ("eligible", "policyClause")
     assert (revision.reconsidered, revision.changed, revision.route_changed) == (
         ("eligible", "daysSinceDelivery", "policyClause"),
-        ("eligible", "approvedAmount", "policyClause"),
+        changed,
         True,
     )
+    amount_said = f"approvedAmount is now {json.dumps(amount)}, " if "approvedAmount" in changed else ""
     assert revision.sentence() == (
         f"Revised after the model check answered '{VERDICT}' → no (0.15). "
         "Reconsidered eligible, daysSinceDelivery and policyClause: eligible is now true, "
-        "approvedAmount is now 86.27, policyClause rewritten, the route is now issue_refund."
+        f"{amount_said}policyClause rewritten, the route is now {work.choice.to}."
     )
 
 
+def refund_scene(reason: str, requested: float, seed: str = "1:r_1") -> Any:
+    """A customer-refund run as the relations file draws it."""
+    inputs = {"orderId": "10482", "customerEmail": "ana.ruiz@example.net", "requestedAmount": requested}
+    return scene(
+        "customer-refund",
+        data={"inputs": {**inputs, "reason": reason}, "steps": {}},
+        body=REFUND_BODY,
+        relations=RELATIONS,
+        seed=seed,
+    )
+
+
+def test_with_the_relations_a_verdict_turned_over_brings_back_the_amount_the_facts_give() -> None:
+    facts = refund_scene("damaged", 480.0)
+    misjudged = draft(VERIFY, random.Random(1), facts, step_id="verify_order", misjudge=True)
+    total = misjudged.output["orderTotal"]
+    assert 480.0 <= total <= 768.0
+    assert misjudged.output == {
+        "eligible": False,
+        "orderTotal": total,
+        "approvedAmount": 0,
+        "daysSinceDelivery": misjudged.output["daysSinceDelivery"],
+        "policyClause": POLICY,
+        "decisionSummary": f"Not eligible: refund 0.00 of the {total:,.2f} order 10482 (damaged, "
+        f"{misjudged.output['daysSinceDelivery']} days since delivery). {POLICY}",
+    }
+    assert misjudged.choice is not None and misjudged.choice.to == "send_decline"
+    revision = revise(misjudged, [CheckLine(VERDICT, "no (0.15)")], random.Random(1), REFUND, turn_over=True)
+    output = revision.work.output
+    assert (output["eligible"], output["approvedAmount"], output["orderTotal"]) == (True, 480.0, total), (
+        "a damaged order is refunded in full, and the order total is the same fact as before"
+    )
+    assert output["decisionSummary"].startswith(f"Eligible: refund 480.00 of the {total:,.2f} order 10482")
+    assert revision.work.choice == Choice(
+        "lead_approval", "Eligible and over 100", "Chose lead_approval: Eligible and over 100."
+    )
+    small = draft(VERIFY, random.Random(1), refund_scene("damaged", 60.0), step_id="verify_order")
+    assert (small.output["approvedAmount"], small.choice and small.choice.to) == (60.0, "issue_refund")
+
+
 def test_a_verdict_is_not_turned_over_without_the_work_that_was_judged_or_a_no() -> None:
-    work = draft(VERIFY, random.Random(1), NOW, (), misjudge=True)
+    work = drafted(VERIFY, 1, misjudge=True)
     fresh = revise(work, [CheckLine(VERDICT, "no (0.15)")], random.Random(2), REFUND, turn_over=False)
     unsure = revise(work, [CheckLine(VERDICT, "yes (0.7)")], random.Random(2), REFUND, turn_over=True)
     for revision in (fresh, unsure):
@@ -180,15 +230,16 @@ def test_a_verdict_is_not_turned_over_without_the_work_that_was_judged_or_a_no()
 
 
 def test_a_list_the_question_names_gains_what_the_data_map_holds() -> None:
-    work = draft(DELETE, random.Random(3), NOW, ())
-    assert work.output == {"deletedFrom": ["Deleted from 76"], "purgeAt": "2026-10-06T09:13:00Z"}
+    work = drafted(DELETE, 3)
+    assert sorted(work.output) == ["deletedFrom", "purgeAt"]
+    before = work.output["deletedFrom"]
     data = {
         "steps": {"locate_data": {"output": {"recordsFound": [{"system": "crm"}, {"system": "payroll"}]}}}
     }
     revision = revise(
         work, [CheckLine(DATA_MAP, "no (0.3)")], random.Random(0), Context(data), turn_over=True
     )
-    assert revision.work.output == {**work.output, "deletedFrom": ["Deleted from 76", "crm", "payroll"]}
+    assert revision.work.output == {**work.output, "deletedFrom": [*before, "crm", "payroll"]}
     assert revision.sentence() == (
         f"Revised after the model check answered '{DATA_MAP}' → no (0.3). "
         "Reconsidered deletedFrom: deletedFrom rewritten."
@@ -237,7 +288,7 @@ def test_only_free_text_fields_are_rewritten() -> None:
         "output",
     )
     assert [f.name for f in fields if is_text(f)] == ["policyClause", "decisionSummary"]
-    work = draft({"output": {"orderId": "string", "findings": "string"}}, random.Random(0), NOW, ())
+    work = drafted({"output": {"orderId": "string", "findings": "string"}}, 0)
     revision = revise(
         work,
         [CheckLine("Do the findings match the orderId?", "no (0.1)")],

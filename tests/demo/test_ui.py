@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import asyncio
 import re
+from collections.abc import Callable
 
 from console.demo.org import OPERATOR
 from console.demo.pane import DemoPane
 from console.demo.people import PeopleBehaviour
+from console.demo.stories import load_story
 from console.demo.system import DemoSettings, DemoSystem
-from console.demo.ui import build_app, status_line
+from console.demo.ui import build_app
 
 
 async def test_the_console_opens_as_the_operator_with_the_demo_agents_tab() -> None:
@@ -35,9 +37,67 @@ async def test_the_console_opens_as_the_operator_with_the_demo_agents_tab() -> N
             ]
             assert system.refused == {}
             assert re.fullmatch(
-                r"demo clock 3000x · \d+ runs started · \d+ decisions by demo people · \d+ events sent · "
-                r"checks: \d+ refused, \d+ fixed, \d+ held for you · space pause/resume agent, a all, \+/- speed",
-                status_line(system),
+                r"\d+ runs started · \d+ decisions by demo people · \d+ events sent · "
+                r"checks: \d+ refused, \d+ fixed, \d+ held for you",
+                system.status_line(),
+            )
+            await pane.refresh_rows()
+            identities = [(pane.table.row_cells(name) or ())[1].plain for name in system.org.agents]
+            assert all(
+                i.startswith(f"{n} · token sha256:")
+                for i, n in zip(identities, system.org.agents, strict=True)
             )
     finally:
         await system.close()
+
+
+async def test_a_story_plays_beside_the_console_and_cues_the_presenters_acts() -> None:
+    story = load_story("operator-triage")
+    settings = DemoSettings(
+        speed=3000, runs=0, port=0, seed=story.seed, people=PeopleBehaviour(play_operator=False)
+    )
+    system = await DemoSystem.open(settings)
+    try:
+        system.start()
+        system.play(story)
+        app = build_app(system)
+        async with app.run_test(size=(200, 44)) as pilot:
+            await asyncio.wait_for(app.ready.wait(), 10)
+            assert app.session is not None and app.session.notices[-1].startswith(
+                "Story operator-triage: Refund triage in five minutes. You are the operator"
+            )
+            player = system.story
+            assert player is not None
+            cue = "return the escalation of verify_order on "
+            await until(lambda: any(c.startswith(cue) for c in player.cues))
+            app.main.show_tab("demo")
+            pane = app.main.query_one(DemoPane)
+            await pane.refresh_rows()
+            await pilot.pause()
+            assert any(t.startswith(f"Your turn: {cue}") for t in app.toasts)
+            assert f"your turn: {cue}" in str(app.main.query_one("#demo-story").render())
+            run_id = next(p.run_id for p in player.progress if p.moment.name == "lost-order")
+            assert run_id is not None
+            read = await system.engine.call(system.operator, "get_run", {"runId": run_id})
+            [item] = read["data"]["workItems"]
+            arguments = {
+                **item["decide"]["arguments"],
+                "decision": "returned",
+                "note": "Search by order number.",
+            }
+            returned = await system.engine.call(system.operator, "decide", {**arguments, "requestId": "op-1"})
+            assert returned["ok"], returned
+            await until(lambda: next(p for p in player.progress if p.moment.name == "return-lost-order").done)
+            assert not any(c.startswith(cue) for c in player.cues), "done by the presenter: no longer cued"
+    finally:
+        await system.close()
+
+
+async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Wait for the live demo (real time at 3000x) to get there, or fail."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.05)
+
+    await asyncio.wait_for(poll(), seconds)

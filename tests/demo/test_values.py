@@ -7,7 +7,7 @@ from datetime import UTC, datetime
 
 import pytest
 
-from console.demo.values import object_keys, value_for, values_for
+from console.demo.values import meaning, object_keys, value_for, values_for
 from engine.document import load_path
 from engine.document.fields import check_values, parse_field
 from engine.document.model import Field
@@ -109,8 +109,52 @@ def test_names_steer_values() -> None:
     assert 150 <= value_for(field("requestedAmount", "number"), rng) <= 25000
     assert value_for(field("quoteUrl", "string"), rng).startswith("https://intranet.example.com/docs/")
     assert value_for(field("version", "string"), rng).startswith("v")
-    start = value_for(field("changeWindowStart", "datetime"), rng, NOW)
-    assert start.endswith("Z") and "2026-10-06T09:02:00Z" <= start <= "2026-10-06T09:20:00Z"
+    assert value_for(field("refundedAt", "datetime"), rng, NOW) == "2026-10-06T09:00:00Z", (
+        "a time is when the thing happened: now, so times in a run never run backwards"
+    )
+    due = value_for(field("neededBy", "date"), rng, NOW)
+    assert "2026-10-07" <= due <= "2026-11-05", "a day ahead"
+
+
+def test_each_field_has_one_meaning_and_its_generator() -> None:
+    meanings = {
+        name: meaning(field(name, kind))
+        for name, kind in (
+            ("requestedAmount", "number"),
+            ("signOnBonus", "number"),
+            ("priorStrikes", "number"),
+            ("canaryErrorPct", "number"),
+            ("compaRatio", "number"),
+            ("orderId", "string"),
+            ("ticketUrl", "string"),
+            ("customerEmail", "string"),
+            ("vendorName", "string"),
+            ("policyClause", "string"),
+            ("decisionSummary", "string"),
+            ("authorHandle", "string"),
+            ("adjuster", "person"),
+            ("lossDate", "date"),
+        )
+    }
+    assert meanings == {
+        "requestedAmount": "money",
+        "signOnBonus": "money",
+        "priorStrikes": "count",
+        "canaryErrorPct": "error-rate",
+        "compaRatio": "ratio",
+        "orderId": "id",
+        "ticketUrl": "url",
+        "customerEmail": "email",
+        "vendorName": "name:vendor",
+        "policyClause": "text",
+        "decisionSummary": "text",
+        "authorHandle": "handle",
+        "adjuster": "person",
+        "lossDate": "date",
+    }
+    rng = random.Random(4)
+    clause = value_for(field("policyClause", "string"), rng)
+    assert "Impersonation" not in clause and clause.endswith("."), "a clause is prose, not a policy label"
 
 
 def test_optional_fields_follow_the_share_given() -> None:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import json
 import random
-from datetime import UTC, datetime
+from dataclasses import replace
 from typing import Any
 
-from console.demo.work import TEST_NOTE, Where, draft, evidence_items, incomplete, repair, summary
+from console.demo.work import TEST_NOTE, Draft, Where, draft, evidence_items, incomplete, repair, summary
 from engine.document.fields import check_values
+from tests.demo.demo_support import NOW, scene
 
-NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 STEP: dict[str, Any] = {
     "id": "assess",
     "instructions": "Assess the request. Attach the report and link the record.",
@@ -28,9 +28,13 @@ STEP: dict[str, Any] = {
 WHERE = Where("review", "r_1", "assess", "agent-a", "live")
 
 
+def drafted(seed: int, requirements: dict[str, Any] = STEP) -> Draft:
+    return draft(requirements, random.Random(seed), scene(seed=f"{seed}:r_1"), step_id="assess")
+
+
 def test_a_draft_satisfies_the_declared_fields_and_agrees_with_its_route() -> None:
     for seed in range(20):
-        work = draft(STEP, random.Random(seed), NOW, ())
+        work = drafted(seed)
         assert check_values(work.fields, work.output, "output") == []
         assert work.evidence == ("file", "link")
         assert work.choice is not None
@@ -40,7 +44,7 @@ def test_a_draft_satisfies_the_declared_fields_and_agrees_with_its_route() -> No
 
 
 def test_incomplete_leaves_out_exactly_one_thing() -> None:
-    work = draft(STEP, random.Random(1), NOW, ())
+    work = drafted(1)
     seen = set()
     for seed in range(40):
         broken, what = incomplete(work, random.Random(seed)) or (None, "")
@@ -53,14 +57,14 @@ def test_incomplete_leaves_out_exactly_one_thing() -> None:
         else:
             assert (what, broken.choice, broken.output) == ("next", None, work.output)
     assert seen == {"output.eligible", "output.approvedAmount", "evidence", "next"}
-    bare = draft({"id": "x", "output": None, "evidence": None, "next": None}, random.Random(0), NOW, ())
+    bare = drafted(0, {"id": "x", "output": None, "evidence": None, "next": None})
     assert incomplete(bare, random.Random(0)) is None
 
 
 def test_repair_deals_with_every_issue_listed() -> None:
-    work = draft(STEP, random.Random(2), NOW, ())
+    work = drafted(2)
     broken = work.without("approvedAmount")
-    broken = type(work)(broken.fields, {**broken.output, "extra": 1}, (), broken.routes, None)
+    broken = replace(broken, output={**broken.output, "extra": 1}, evidence=(), choice=None)
     issues = [
         "output.approvedAmount: missing",
         "output.extra: not declared",
@@ -69,15 +73,18 @@ def test_repair_deals_with_every_issue_listed() -> None:
         "next: required, one of accept, decline",
         "reason: required",
     ]
-    fixed = repair(broken, issues, random.Random(3), NOW, (), ("file", "link"))
+    fixed = repair(broken, issues, random.Random(3), ("file", "link"))
     assert check_values(fixed.fields, fixed.output, "output") == []
     assert "extra" not in fixed.output
+    assert fixed.output["approvedAmount"] == work.output["approvedAmount"] or fixed.choice != work.choice, (
+        "the missing amount is drafted again from the same facts (unless the new route bounds it)"
+    )
     assert fixed.evidence == ("file", "link")
     assert fixed.choice is not None and fixed.choice.to in ("accept", "decline")
 
 
 async def test_evidence_is_an_uploaded_json_report_and_a_record_link() -> None:
-    work = draft(STEP, random.Random(4), NOW, ())
+    work = drafted(4)
     uploads: list[tuple[str, str, bytes]] = []
 
     async def upload(name: str, content_type: str, content: bytes) -> str:
@@ -104,9 +111,10 @@ async def test_evidence_is_an_uploaded_json_report_and_a_record_link() -> None:
 
 
 def test_a_summary_says_what_was_done_the_route_and_a_test_run() -> None:
-    work = draft(STEP, random.Random(5), NOW, ())
+    work = drafted(5)
     assert work.choice is not None
-    shown = ", ".join(f"{k} = {json.dumps(v)}" for k, v in list(work.output.items())[:3])
+    texts = {k: json.dumps(v) for k, v in list(work.output.items())[:3]}
+    shown = ", ".join(f"{k} = {t if len(t) <= 40 else t[:39] + '…'}" for k, t in texts.items())
     live = summary(STEP["instructions"], work, "live", ["Handoff read."])
     assert live == f"Done: Assess the request. Recorded {shown}. {work.choice.reason} Handoff read."
     assert summary(STEP["instructions"], work, "test") == (
