@@ -16,13 +16,14 @@ from typing import Any
 
 import aiosqlite
 
-from engine.store import sqlite_outbox
+from engine.store import runlog, sqlite_outbox
 from engine.store.base import (
     AgentWorkRow,
     AttemptResult,
     Delivery,
     DerivedRows,
     FileRecord,
+    LogEntry,
     PersonWorkRow,
     RequestRecord,
     RunRow,
@@ -31,7 +32,9 @@ from engine.store.base import (
 )
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
+LOG_ROWS = 1000
+"""Run log entries per insert statement, well under SQLite's limit of bound values."""
 SERVER_TIME = "server_time"
 """The meta row holding the latest server time a write recorded."""
 
@@ -87,6 +90,12 @@ _MIGRATIONS: dict[int, str] = {
     CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
     """,
     3: sqlite_outbox.MIGRATION,
+    4: """
+    CREATE TABLE run_log (
+        run_id TEXT NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
+        kind TEXT NOT NULL, by TEXT, step_id TEXT, note TEXT, count INTEGER NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (run_id, slot)) WITHOUT ROWID;
+    """,
 }
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
@@ -179,6 +188,16 @@ class SqliteStore:
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = ?", run_id)
         return None if row is None else Run.from_json(row[0])
+
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        rows = await self._all(
+            "SELECT seq, at, kind, by, step_id, note, count, detail FROM run_log "
+            "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            run_id,
+            after_seq,
+            limit,
+        )
+        return [LogEntry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows]
 
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]:
         """Several runs in one query (a page of `get_work`)."""
@@ -448,6 +467,40 @@ class SqliteTransaction:
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
         await self._c.execute(
             "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", (token_hash, run_id, step_id)
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
+        # row whose slot an older entry holds (the ring came round) is replaced; one this same entry
+        # holds (a repeat) is counted.
+        for start in range(0, len(entries), LOG_ROWS):
+            await self._append(run_id, entries[start : start + LOG_ROWS])
+
+    async def _append(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
+        args: list[Any] = []
+        for e in entries:
+            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            args += [
+                run_id,
+                runlog.slot(e.seq),
+                e.seq,
+                e.at,
+                e.kind,
+                e.by,
+                e.step_id,
+                e.note,
+                e.count,
+                detail,
+            ]
+        await self._c.execute(
+            "INSERT INTO run_log (run_id, slot, seq, at, kind, by, step_id, note, count, detail) "
+            f"VALUES {rows} ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN seq = excluded.seq THEN count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN seq = excluded.seq THEN at ELSE excluded.at END, "
+            "seq = excluded.seq, kind = excluded.kind, by = excluded.by, step_id = excluded.step_id, "
+            "note = excluded.note, detail = excluded.detail",
+            args,
         )
 
     async def save_request(self, record: RequestRecord) -> None:
