@@ -35,6 +35,7 @@ from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.replays import Replays
+from engine.tools.run_log import run_log
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
@@ -152,6 +153,12 @@ class Engine:
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self._dispatcher.call(identity, tool, arguments)
+
+    async def run_log(self, identity: Identity, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`apc_run_log` (an extra tool): the run's log as of now, what is due applied first like
+        `get_run` does."""
+        await self.tick()
+        return await run_log(self.ctx, identity, arguments)
 
     async def publish(self, source: Path, bind: dict[str, str]) -> PublishResult:
         """Check, bind and publish a process folder or PROCESS.md as its next version (spec §7)."""
