@@ -31,6 +31,7 @@ from engine.store.base import (
     AttemptResult,
     Delivery,
     FileRecord,
+    LogEntry,
     PersonWorkRow,
     RequestRecord,
     RunRow,
@@ -49,7 +50,7 @@ from engine.store.sqlite_writer import BUSY_MS, Writer, WriterStats
 from engine.store.state import Notification, Run
 
 T = TypeVar("T")
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 
 _MIGRATIONS: dict[int, str] = {
     1: """
@@ -103,6 +104,12 @@ _MIGRATIONS: dict[int, str] = {
     CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
     """,
     3: sqlite_outbox.MIGRATION,
+    4: """
+    CREATE TABLE run_log (
+        run_id TEXT NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
+        kind TEXT NOT NULL, by TEXT, step_id TEXT, note TEXT, count INTEGER NOT NULL, detail TEXT NOT NULL,
+        PRIMARY KEY (run_id, slot)) WITHOUT ROWID;
+    """,
 }
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
@@ -234,6 +241,16 @@ class SqliteStore:
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = ?", run_id)
         return None if row is None else Run.from_json(row[0])
+
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        rows = await self._all(
+            "SELECT seq, at, kind, by, step_id, note, count, detail FROM run_log "
+            "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            run_id,
+            after_seq,
+            limit,
+        )
+        return [LogEntry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows]
 
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]:
         """Several runs in one query (a page of `get_work`)."""
