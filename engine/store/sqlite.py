@@ -170,6 +170,11 @@ class SqliteStore:
         """Commits and requests so far (group commit's batch sizes, for benches and tests)."""
         return self._require_writer().stats
 
+    @property
+    def pending_writes(self) -> int:
+        """Write requests queued behind the one running (for tests that build a batch)."""
+        return self._require_writer().pending
+
     async def close(self) -> None:
         try:
             if self._writer is not None:
