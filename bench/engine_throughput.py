@@ -274,12 +274,15 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> tuple[float, fl
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(base / "org.toml")]
     command += ["--data", str(base / "data"), "--port", str(port)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
-    server = subprocess.Popen(command, cwd=base, env=env, stderr=subprocess.PIPE, text=True)
+    log = (base / "serve.log").open("w")  # a file, not a pipe: the server logs every call
+    server = subprocess.Popen(command, cwd=base, env=env, stderr=log, text=True)
     try:
-        assert server.stderr is not None
-        for line in server.stderr:
-            if " serving " in line:
+        for _ in range(600):
+            if " serving " in (base / "serve.log").read_text():
                 break
+            if server.poll() is not None:
+                raise RuntimeError(f"apc serve stopped: {(base / 'serve.log').read_text()}")
+            await asyncio.sleep(0.1)
         else:
             raise RuntimeError("apc serve did not start")
         url = f"http://127.0.0.1:{port}/mcp"
@@ -294,6 +297,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> tuple[float, fl
     finally:
         server.terminate()
         server.wait(timeout=30)
+        log.close()
     p99 = statistics.quantiles(took, n=100, method="inclusive")[98]
     return len(took) / elapsed, statistics.median(took), p99
 
