@@ -58,7 +58,7 @@ class Held:
     async def queue(self, *writes: Awaitable[Any]) -> list[asyncio.Future[Any]]:
         await self.started.wait()
         before = self.store.pending_writes
-        tasks = [asyncio.ensure_future(w) for w in writes]
+        tasks: list[asyncio.Future[Any]] = [asyncio.ensure_future(w) for w in writes]
         while self.store.pending_writes < before + len(writes):
             await asyncio.sleep(0)
         return tasks
