@@ -24,7 +24,8 @@ from engine.clock import SystemClock
 from engine.core import Engine
 from engine.identity import agent
 from engine.org import OrgConfig
-from engine.store.sqlite import SqliteTransaction, connect
+from engine.store.sqlite import connect
+from engine.store.sqlite_tx import SqliteTransaction
 
 PROCESS = """
 ---

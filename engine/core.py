@@ -9,7 +9,6 @@ engine offers `check-1` only while it has one (check profile, preamble).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
-from engine.store.base import Delivery, Store, VersionRecord
+from engine.store.base import Delivery, Store, Transaction, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -68,7 +67,6 @@ class Engine:
         self.evaluator = evaluator
         self._owns_evaluator = owns_evaluator
         self.tools: list[str] = list(TOOL_ORDER)
-        self._lock = asyncio.Lock()
         self.catalog = Catalog(store)
         self.ctx = Context(
             store=store,
@@ -85,7 +83,7 @@ class Engine:
             check_limits=org.check.limits,
             ids=ids,
         )
-        self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self._dispatcher = Dispatcher(self.ctx)
         self.deliverer: Deliverer | None = None
 
     @classmethod
@@ -197,15 +195,16 @@ class Engine:
         checked, issues = draft(source, bind, self.org, self.profiles, tuple(self.tools))
         if checked is None:
             return PublishResult(False, None, None, False, issues)
-        async with self._lock:
-            latest = await self.store.latest_version(checked.name)
+        process = checked.process
+
+        async def request(tx: Transaction) -> PublishResult:
+            latest = await tx.latest_version(checked.name)
             if latest is not None and (latest.content_hash, latest.bindings) == (
                 checked.content_hash,
                 checked.bindings,
             ):
                 return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
-            process = checked.process
             now = stamp(self.clock.now())
             record = VersionRecord(
                 name=checked.name,
@@ -220,10 +219,11 @@ class Engine:
                 if process.requires_systems is None
                 else {"systems": list(process.requires_systems)},
             )
-            async with self.store.transaction() as tx:
-                await tx.advance_clock(now)
-                await tx.insert_version(record)
-        return PublishResult(True, checked.name, version, True, [], checked.warnings)
+            await tx.advance_clock(now)
+            await tx.insert_version(record)
+            return PublishResult(True, checked.name, version, True, [], checked.warnings)
+
+        return await self.store.write(request)
 
     async def publish_config_processes(self) -> list[PublishResult]:
         return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]
@@ -259,8 +259,8 @@ class Engine:
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
             if not self.store.read_only:
-                async with self._lock, self.store.transaction() as tx:
-                    await tx.advance_clock(stamp(self.clock.now()))
+                now = stamp(self.clock.now())
+                await self.store.write(lambda tx: tx.advance_clock(now))
         finally:
             try:
                 await self.store.close()
