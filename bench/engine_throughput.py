@@ -94,7 +94,7 @@ async def without_run_log(root: Path, runs: int, data: str) -> float:
     async def skip(self: SqliteTransaction, run_id: str, entries: object) -> None:
         return None
 
-    SqliteTransaction.append_log = skip  # type: ignore[method-assign,assignment]
+    SqliteTransaction.append_log = skip  # type: ignore[method-assign]
     try:
         return (await engine_rate(root, runs, data))[0]
     finally:
