@@ -191,10 +191,22 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("run.event", "e", "send_event", "Event", "run", "Send an event to this run", write=True),
     ActionSpec("run.map", "M", "show_map", "Map", "run", "The process map"),
     ActionSpec(
-        "run.next_tab", "right_square_bracket,l", "next_tab", "Next tab", "run", "The tab to the right"
+        "run.next_tab",
+        "right_square_bracket,l",
+        "next_tab",
+        "Next tab",
+        "run",
+        "The tab to the right",
+        show=False,
     ),
     ActionSpec(
-        "run.prev_tab", "left_square_bracket,h", "prev_tab", "Previous tab", "run", "The tab to the left"
+        "run.prev_tab",
+        "left_square_bracket,h",
+        "prev_tab",
+        "Previous tab",
+        "run",
+        "The tab to the left",
+        show=False,
     ),
     ActionSpec("scroll.down", "j", "scroll_down", "Down", "scroll", "Scroll down a line", show=False),
     ActionSpec("scroll.up", "k", "scroll_up", "Up", "scroll", "Scroll up a line", show=False),

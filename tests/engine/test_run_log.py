@@ -5,8 +5,8 @@ result matches the project's own schema."""
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -86,8 +86,8 @@ def rows(data: dict[str, Any]) -> list[tuple[Any, ...]]:
     return [(e["kind"], e["stepId"], e["by"], e["count"]) for e in data["entries"]]
 
 
-@asynccontextmanager
-async def statements(engine: Engine) -> AsyncIterator[list[str]]:
+@contextmanager
+def statements(engine: Engine) -> Iterator[list[str]]:
     """Every SQL statement the engine's writer connection runs meanwhile."""
     seen: list[str] = []
     store = engine.store
@@ -106,14 +106,14 @@ async def drive(engine: Engine, clock: ManualClock, tmp_path: Path, writes: list
     await publish(engine, tmp_path, LOGGED, {"finance-approver": "g_finance"})
 
     async def w(who: Identity, tool: str, **arguments: Any) -> dict[str, Any]:
-        async with statements(engine) as seen:
+        with statements(engine) as seen:
             reply = await call(engine, who, tool, **arguments)
         writes.append(seen)
         return reply
 
     async def tick(**delta: float) -> None:
         clock.advance(**delta)
-        async with statements(engine) as seen:
+        with statements(engine) as seen:
             await engine.tick()
         writes.append(seen)
 

@@ -8,6 +8,7 @@ from collections.abc import AsyncIterator
 import pytest
 from jsonschema import Draft202012Validator
 
+from console.client.remote import RemoteClient
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
 from engine.http.client import McpHttpClient
@@ -56,3 +57,29 @@ async def test_the_run_log_is_listed_beside_the_fourteen_and_read_by_anyone_get_
             assert await reader.call(TOOL, {"runId": run_id}) == mine
             missing = await reader.call(TOOL, {"runId": "r_nope"})
             assert missing["error"]["code"] == "not_found"
+
+
+async def test_the_remote_client_reads_the_log_where_it_is_offered_and_says_none_where_not(
+    served: RunningServer, engine: Engine
+) -> None:
+    agent = RemoteClient(served.url, AGENT_TOKEN)
+    try:
+        started = await agent.start_run("screening", {"vendorName": "Acme"})
+        assert started["ok"]
+        run_id = started["data"]["run"]["id"]
+        assert await agent.extra_tools() == frozenset({TOOL})
+        log = await agent.run_log(run_id, limit=1)
+        assert log is not None and log["ok"]
+        assert [e["kind"] for e in log["data"]["entries"]] == ["run_started"]
+        rest = await agent.run_log(run_id, log["data"]["nextCursor"])
+        assert rest is not None and rest["ok"]
+        assert [e["kind"] for e in rest["data"]["entries"]] == ["step_ready"]
+    finally:
+        await agent.close()
+    plain = await start_server(engine)
+    reader = RemoteClient(plain.url, OPS_TOKEN)
+    try:
+        assert await reader.run_log(run_id) is None, "a server without the tool: the console falls back"
+    finally:
+        await reader.close()
+        await plain.stop()
