@@ -22,6 +22,7 @@ from typing import Any
 
 from console.demo.expr import Expr, Resolver, as_time, lookup, render
 from console.demo.relations import Relations, Rule, Rules, StepWords
+from console.demo.routes import RouteT
 from console.demo.values import GENERATORS, Draw, meaning
 from engine.clock import rfc3339
 from engine.document.fields import check_values
@@ -207,8 +208,8 @@ def misjudged(fields: Sequence[Field], scene: Scene, place: str, output: Mapping
 
 
 def declared_route(
-    words: StepWords, routes: Sequence[Mapping[str, Any]], scene: Scene, place: str, output: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
+    words: StepWords, routes: Sequence[RouteT], scene: Scene, place: str, output: Mapping[str, Any]
+) -> RouteT | None:
     """The first route whose declared condition holds for `output`; None when none is declared or holds."""
     reader = Reader(scene, place, output)
     by_target = {r["to"]: r for r in routes}
