@@ -17,14 +17,6 @@ from engine.identity import Identity
 Send = Callable[[str, dict[str, object]], Awaitable[object]]
 """One tool call as the worker's transport makes it: the tool's name and arguments, the envelope back."""
 
-JsonObject = dict[str, Any]
-"""Values the protocol leaves open: a step's output, a run's inputs, a story's scripted answers.
-
-Not `dict[str, Json]`: the demo draws and judges them with its expression language (expr.py,
-scene.py), which compares and adds whatever a field holds; the server checks them against the
-declared fields when they are handed in.
-"""
-
 
 class Caller(Protocol):
     """The engine as the demo world calls it, as any member of the org (`Engine.call`)."""

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from console.client.wire import Decision
-from console.demo.calls import JsonObject
+from console.demo.values import JsonObject
 
 Fate = Literal["normal", "escalate", "misjudge", "incomplete", "lapse"]
 FATES: tuple[Fate, ...] = ("normal", "escalate", "misjudge", "incomplete", "lapse")

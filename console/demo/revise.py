@@ -27,10 +27,9 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from console.demo.calls import JsonObject
 from console.demo.routes import Choice, agreeing_routes, as_choice, choose_route, conform, words
 from console.demo.scene import policy_line as scene_policy_line
-from console.demo.values import TEXT_WORDS
+from console.demo.values import TEXT_WORDS, JsonObject
 from console.demo.work import Draft
 from engine.document.fields import parse_fields
 from engine.document.model import Field

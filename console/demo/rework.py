@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from console.client.wire import FieldSpec, FieldType
-from console.demo.calls import JsonObject
 from console.demo.revise import named_fields
+from console.demo.values import JsonObject
 from engine.document.fields import parse_fields
 
 

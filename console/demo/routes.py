@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TypeVar
 
-from console.demo.calls import JsonObject
+from console.demo.values import JsonObject
 from engine.document.model import Field
 
 _NEGATIVE = frozenset({

@@ -23,7 +23,7 @@ from typing import Any
 from console.demo.expr import Expr, Resolver, as_time, lookup, render
 from console.demo.relations import Relations, Rule, Rules, StepWords
 from console.demo.routes import RouteT
-from console.demo.values import GENERATORS, Draw, meaning
+from console.demo.values import GENERATORS, Draw, JsonObject, meaning
 from engine.clock import rfc3339
 from engine.document.fields import check_values
 from engine.document.model import Field
@@ -172,7 +172,7 @@ def settle(
     fixed: Collection[str] = (),
     fresh: Mapping[str, str] | None = None,
     include_optional: float = 0.5,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The values of `fields` at `place`, built from the scene and kept to the relations.
 
     A field's rule is the first of its rules that applies. A value in `given` stays unless the rule
@@ -248,7 +248,7 @@ def _settle_one(
     rules: Iterable[Rule],
     scene: Scene,
     place: str,
-    out: dict[str, Any],
+    out: JsonObject,
     rng: random.Random,
     keep: bool,
     fixed: bool,

@@ -19,9 +19,9 @@ from datetime import datetime
 from typing import Any
 
 from console.client.wire import EvidenceItem, Route
-from console.demo.calls import JsonObject
 from console.demo.routes import Choice, as_choice, choose_route, conform, routes_on_a_verdict
 from console.demo.scene import Scene, declared_route, misjudged, place_of, settle
+from console.demo.values import JsonObject
 from engine.clock import rfc3339
 from engine.document.fields import parse_fields
 from engine.document.model import Field
