@@ -296,8 +296,10 @@ def generate(schemas: Path) -> str:
         for part in ("result", "arguments"):
             schema = json.loads((schemas / files[part]).read_text(encoding="utf-8"))
             generator.root(schema, files[part], f"{_camel(tool)}{_camel(part)}")
-            if (name := OPTIONAL_PARTS.get(f"{tool}.{part}")) is not None:
-                generator.root(_optional_part(schema), files[part], name, "/properties (the optional ones)")
+            if (optional := OPTIONAL_PARTS.get(f"{tool}.{part}")) is not None:
+                generator.root(
+                    _optional_part(schema), files[part], optional, "/properties (the optional ones)"
+                )
     return _formatted(generator.source())
 
 
