@@ -19,7 +19,8 @@ Send = Callable[[str, dict[str, object]], Awaitable[object]]
 
 
 class Caller(Protocol):
-    """The engine as the demo world calls it, as any member of the org (`Engine.call`)."""
+    """The engine as the demo world calls it, as any member of the org (`Engine.call`): the envelope
+    comes back as the engine builds it, untyped until `as_person` gives each tool its type."""
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
 
