@@ -12,12 +12,14 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.store import sqlite_outbox
-from engine.store.base import DerivedRows, FileRecord, RequestRecord, VersionRecord
+from engine.store import runlog, sqlite_outbox
+from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.state import Notification, Run
 
 SERVER_TIME = "server_time"
 """The meta row holding the latest server time a write recorded."""
+LOG_ROWS = 1000
+"""Run log entries per insert statement, well under SQLite's limit of bound values."""
 VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
 
 
@@ -25,17 +27,21 @@ class SqliteTransaction:
     def __init__(self, conn: sqlite3.Connection) -> None:
         self._c = conn
         self._seq: dict[str, int] = {}
+        self._data: dict[str, dict[str, dict[str, Any]]] = {}
+        """Per run read here, its step records as loaded: a record still the same object is unchanged."""
 
     @property
     def connection(self) -> sqlite3.Connection:
         return self._c
 
     async def get_run(self, run_id: str) -> Run | None:
-        row = self._c.execute("SELECT seq, doc FROM runs WHERE id = ?", (run_id,)).fetchone()
+        row = self._c.execute(f"SELECT seq, {RUN_COLS} FROM runs r WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             return None
         self._seq[run_id] = row[0]
-        return Run.from_json(row[1])
+        run = run_of(row[2], row[3])
+        self._data[run_id] = dict(run.data)
+        return run
 
     async def get_request(self, request_id: str) -> RequestRecord | None:
         return request_record(self._c, request_id)
@@ -62,7 +68,7 @@ class SqliteTransaction:
                 run.started_at,
                 run.updated_at,
                 json.dumps(run.inputs, ensure_ascii=False),
-                run.to_json(),
+                run.to_json(data=False),
             ),
         )
         seq = cur.lastrowid
@@ -71,19 +77,46 @@ class SqliteTransaction:
             "INSERT INTO run_inputs (run_seq, name, value) VALUES (?, ?, ?)",
             [(seq, k, v) for k, v in input_keys],
         )
+        self._save_data(run, {})
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
         self._c.execute(
             "UPDATE runs SET state = ?, outcome = ?, updated_at = ?, doc = ? WHERE id = ?",
-            (run.state, run.outcome, run.updated_at, run.to_json(), run.id),
+            (run.state, run.outcome, run.updated_at, run.to_json(data=False), run.id),
         )
+        self._save_data(run, self._data.get(run.id))
         seq = self._seq.get(run.id)
         if seq is None:
             row = self._c.execute("SELECT seq FROM runs WHERE id = ?", (run.id,)).fetchone()
             assert row is not None, f"run {run.id} vanished inside its own transaction"
             seq = self._seq[run.id] = row[0]
         self._derive(run, derived, seq, before)
+
+    def _save_data(self, run: Run, loaded: dict[str, dict[str, Any]] | None) -> None:
+        """Write the step records that are not the objects loaded (all of them if the run was not read
+        here) and delete those gone. A step's row keeps its place; a step new to the data goes last,
+        as in the dict."""
+        if loaded is None:
+            self._c.execute("DELETE FROM run_steps WHERE run_id = ?", (run.id,))
+            loaded = {}
+        gone = [(run.id, sid) for sid in loaded if sid not in run.data]
+        if gone:
+            self._c.executemany("DELETE FROM run_steps WHERE run_id = ? AND step_id = ?", gone)
+        changed = [(sid, rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec]
+        kept = [(_compact(rec), run.id, sid) for sid, rec in changed if sid in loaded]
+        if kept:
+            self._c.executemany("UPDATE run_steps SET data = ? WHERE run_id = ? AND step_id = ?", kept)
+        new = [(sid, rec) for sid, rec in changed if sid not in loaded]
+        if new:
+            (last,) = self._c.execute(
+                "SELECT COALESCE(MAX(pos), 0) FROM run_steps WHERE run_id = ?", (run.id,)
+            ).fetchone()
+            self._c.executemany(
+                "INSERT INTO run_steps (run_id, step_id, pos, data) VALUES (?, ?, ?, ?)",
+                [(run.id, sid, last + n, _compact(rec)) for n, (sid, rec) in enumerate(new, 1)],
+            )
+        self._data[run.id] = dict(run.data)
 
     def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
         """Rewrite the index rows of each table whose rows changed (all of them when `before` is unknown)."""
@@ -137,6 +170,40 @@ class SqliteTransaction:
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
         self._c.execute(
             "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", (token_hash, run_id, step_id)
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
+        # row whose slot an older entry holds (the ring came round) is replaced; one this same entry
+        # holds (a repeat) is counted.
+        for start in range(0, len(entries), LOG_ROWS):
+            self._append(run_id, entries[start : start + LOG_ROWS])
+
+    def _append(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
+        args: list[Any] = []
+        for e in entries:
+            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            args += [
+                run_id,
+                runlog.slot(e.seq),
+                e.seq,
+                e.at,
+                e.kind,
+                e.by,
+                e.step_id,
+                e.note,
+                e.count,
+                detail,
+            ]
+        self._c.execute(
+            "INSERT INTO run_log (run_id, slot, seq, at, kind, by, step_id, note, count, detail) "
+            f"VALUES {rows} ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN seq = excluded.seq THEN count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN seq = excluded.seq THEN at ELSE excluded.at END, "
+            "seq = excluded.seq, kind = excluded.kind, by = excluded.by, step_id = excluded.step_id, "
+            "note = excluded.note, detail = excluded.detail",
+            args,
         )
 
     async def save_request(self, record: RequestRecord) -> None:
@@ -220,6 +287,23 @@ def latest_version(conn: sqlite3.Connection, name: str) -> VersionRecord | None:
     sql = f"SELECT {VERSION_COLS} FROM versions WHERE name = ? ORDER BY version DESC LIMIT 1"
     row = conn.execute(sql, (name,)).fetchone()
     return None if row is None else version_record(row)
+
+
+RUN_COLS = (
+    "r.id, r.doc, (SELECT '{' || group_concat(json_quote(step_id) || ':' || data, ',') || '}' FROM "
+    "(SELECT step_id, data FROM run_steps s WHERE s.run_id = r.id ORDER BY pos))"
+)
+"""A run's id, its document and its step data (one JSON object, pasted together unparsed) in one row."""
+
+
+def run_of(doc: str, data: str | None) -> Run:
+    run = Run.from_json(doc)
+    run.data = json.loads(data) if data else {}
+    return run
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = ?"

@@ -60,6 +60,11 @@ class Writer(Generic[Tx]):
         self._closed = False
         self.stats = WriterStats()
 
+    @property
+    def pending(self) -> int:
+        """Requests queued and not yet started."""
+        return len(self._queue)
+
     async def write(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
         if self._closed:
             raise RuntimeError("the store is closed")
