@@ -27,10 +27,11 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
-from engine.store.base import Delivery, Store, VersionRecord
+from engine.store.base import Conflict, Delivery, Store, StoreUnavailable, VersionRecord
+from engine.store.postgres import PostgresStore
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
-from engine.tools.catalog import Catalog, PublishResult, draft
+from engine.tools.catalog import Catalog, Draft, PublishResult, draft
 from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
@@ -40,6 +41,7 @@ from engine.tools.views import Views
 log = logging.getLogger("engine")
 
 DB_FILE = "engine.db"
+PUBLISH_ATTEMPTS = 5
 LEGACY_FILE_URL_KEY = "file_url_secret"
 """Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 
@@ -99,6 +101,8 @@ class Engine:
         evaluator: Evaluator | None = None,
         ids: IdSource = new_id,
         monotonic: Callable[[], float] = time.monotonic,
+        database: str | None = None,
+        migrate: bool = True,
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
@@ -125,7 +129,7 @@ class Engine:
         try:
             prepare(data_dir)
             lock = FolderLock.acquire(data_dir)
-            store = await _open_store(data_dir)
+            store = await _open_store(data_dir, org, database or org.server.database, migrate)
             keys = await _keys(store, org.server.secrets_file or data_dir / SECRETS_FILE)
         except BaseException:
             if store is not None:
@@ -138,7 +142,7 @@ class Engine:
         if clock is None:
             mark = await store.server_time()
             clock = ServerClock(speed, None if mark is None else parse_stamp(mark), monotonic=monotonic)
-        files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
+        files = Files(org.server.files or data_dir / "files", store, keys.file_url, clock, public_base_url)
         return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
 
     async def process_text(self, name: str, version: int) -> str | None:
@@ -158,6 +162,16 @@ class Engine:
         checked, issues = draft(source, bind, self.org, self.profiles, tuple(self.tools))
         if checked is None:
             return PublishResult(False, None, None, False, issues)
+        for attempt in range(PUBLISH_ATTEMPTS):
+            try:
+                return await self._publish_once(checked)
+            except Conflict:
+                # Another server published this process meanwhile: look again at what is latest.
+                if attempt == PUBLISH_ATTEMPTS - 1:
+                    raise
+        raise AssertionError("unreachable")
+
+    async def _publish_once(self, checked: Draft) -> PublishResult:
         async with self._lock:
             latest = await self.store.latest_version(checked.name)
             if latest is not None and (latest.content_hash, latest.bindings) == (
@@ -220,8 +234,11 @@ class Engine:
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
             if not self.store.read_only:
-                async with self._lock, self.store.transaction() as tx:
-                    await tx.advance_clock(stamp(self.clock.now()))
+                try:
+                    async with self._lock, self.store.transaction() as tx:
+                        await tx.advance_clock(stamp(self.clock.now()))
+                except StoreUnavailable as exc:
+                    log.warning("server time not recorded at close: %s", exc)
         finally:
             try:
                 await self.store.close()
@@ -250,6 +267,13 @@ async def _keys(store: Store, path: Path) -> ServerKeys:
     return keys
 
 
-async def _open_store(data_dir: Path) -> Store:
+async def _open_store(data_dir: Path, org: OrgConfig, database: str | None, migrate: bool) -> Store:
+    if database is not None:
+        return await PostgresStore.open(
+            database,
+            migrate=migrate,
+            pool_size=org.server.database_pool_size,
+            statement_timeout_ms=org.server.database_timeout_seconds * 1000,
+        )
     private_file(data_dir / DB_FILE)
-    return await SqliteStore.open(data_dir / DB_FILE)
+    return await SqliteStore.open(data_dir / DB_FILE, migrate=migrate)

@@ -1,4 +1,4 @@
-"""The persistence interface the engine codes against; SQLite is the one implementation today.
+"""The persistence interface the engine codes against: SQLite (embedded) and PostgreSQL (scale-out).
 
 Reads go through the `Store`; every write tool runs inside one `Transaction`, which commits all of its
 changes (run document, derived indexes, tokens, the idempotency record) at once or none of them.
@@ -6,12 +6,23 @@ changes (run document, derived indexes, tokens, the idempotency record) at once 
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from engine.store.state import Notification, Run
+
+T = TypeVar("T")
+
+
+class Conflict(Exception):
+    """The transaction lost a race with another server on the same database (a duplicate key, a
+    serialization failure, a deadlock) and was rolled back: run it again from the start."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached (or did not answer in time); the caller answers `retry`."""
 
 
 @dataclass(frozen=True)
@@ -167,6 +178,11 @@ class Store(Protocol):
 
     async def close(self) -> None: ...
     def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    async def write(self, fn: Callable[[Transaction], Awaitable[T]]) -> T:
+        """Run `fn` as one write request in a transaction of its own; fn may run more than once (a
+        transaction retried after a `Conflict`), so it has no effect outside `tx` but computation."""
+        ...
+
     async def get_meta(self, key: str) -> str | None: ...
     async def server_time(self) -> str | None:
         """The latest server time any write recorded (a `stamp`), so a restart resumes from it."""

@@ -9,10 +9,10 @@ plus index tables recomputed from it on every save; every query below is served 
 from __future__ import annotations
 
 import json
-from collections.abc import AsyncIterator, Callable, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import aiosqlite
 
@@ -29,65 +29,12 @@ from engine.store.base import (
     StoreCounts,
     VersionRecord,
 )
+from engine.store.migrations import SCHEMA_VERSION, pending
 from engine.store.state import Notification, Run
 
-SCHEMA_VERSION = 3
+T = TypeVar("T")
 SERVER_TIME = "server_time"
 """The meta row holding the latest server time a write recorded."""
-
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE versions (
-        name TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL, text TEXT NOT NULL,
-        bindings TEXT NOT NULL, published_at TEXT NOT NULL, description TEXT NOT NULL,
-        inputs TEXT NOT NULL, requires TEXT, PRIMARY KEY (name, version));
-    CREATE TABLE runs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, process TEXT NOT NULL,
-        version INTEGER NOT NULL, state TEXT NOT NULL, outcome TEXT, started_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, inputs TEXT NOT NULL, doc TEXT NOT NULL);
-    CREATE INDEX runs_process_state ON runs (process, state, seq);
-    CREATE INDEX runs_state ON runs (state, seq);
-    CREATE INDEX runs_process ON runs (process, seq);
-    CREATE TABLE run_inputs (run_seq INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL);
-    CREATE INDEX run_inputs_eq ON run_inputs (name, value, run_seq);
-    CREATE TABLE ready_agent_steps (
-        run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL, available_at TEXT NOT NULL,
-        run_seq INTEGER NOT NULL, step_index INTEGER NOT NULL, PRIMARY KEY (run_id, step_id));
-    CREATE INDEX ready_agent_order ON ready_agent_steps (available_at, run_seq, step_index);
-    CREATE INDEX ready_agent_process ON ready_agent_steps (process, available_at, run_seq, step_index);
-    CREATE TABLE work_items (
-        id TEXT PRIMARY KEY, run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL,
-        assignee_kind TEXT NOT NULL, assignee TEXT NOT NULL, created_at TEXT NOT NULL,
-        run_seq INTEGER NOT NULL, item_seq INTEGER NOT NULL);
-    CREATE INDEX work_items_run ON work_items (run_id);
-    CREATE INDEX work_items_assignee ON work_items (assignee_kind, assignee, created_at, run_seq, item_seq);
-    CREATE TABLE timers (run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, step_id TEXT NOT NULL);
-    CREATE INDEX timers_at ON timers (at);
-    CREATE INDEX timers_run ON timers (run_id);
-    CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, run_id TEXT NOT NULL, step_id TEXT NOT NULL);
-    CREATE TABLE requests (
-        request_id TEXT PRIMARY KEY, identity TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
-        result TEXT NOT NULL);
-    CREATE TABLE files (
-        id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, file_name TEXT NOT NULL,
-        content_type TEXT NOT NULL, uploaded_by TEXT NOT NULL, uploaded_at TEXT NOT NULL);
-    CREATE TABLE notifications (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, step_id TEXT NOT NULL,
-        kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL, test INTEGER NOT NULL,
-        sent_at TEXT);
-    CREATE INDEX notifications_run ON notifications (run_id);
-    """,
-    2: """
-    CREATE TABLE overdue_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
-    INSERT INTO overdue_steps (run_id, step_id)
-        SELECT r.id, s.key FROM runs r, json_each(r.doc, '$.steps') s
-        WHERE r.state IN ('active', 'waiting') AND json_extract(s.value, '$.overdue')
-          AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
-    CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
-    """,
-    3: sqlite_outbox.MIGRATION,
-}
 
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
 
@@ -123,8 +70,9 @@ class SqliteStore:
         up) the engine's writer beyond SQLite's own write lock. None, like the writer, when read-only."""
 
     @classmethod
-    async def open(cls, path: Path, *, read_only: bool = False) -> SqliteStore:
-        """The store in `path`, migrated to this version; read-only, it must already be at it."""
+    async def open(cls, path: Path, *, read_only: bool = False, migrate: bool = True) -> SqliteStore:
+        """The store in `path`, migrated to this version (SchemaError without `migrate` if it is behind);
+        read-only, it must already be at it."""
         if read_only:
             reader = await connect_read_only(path)
             try:
@@ -134,7 +82,11 @@ class SqliteStore:
                 raise
             return cls(None, reader, None)
         writer = await connect(path)
-        await _migrate(writer)
+        try:
+            await _migrate(writer, migrate=migrate, where=str(path))
+        except BaseException:
+            await writer.close()
+            raise
         reader = await connect(path)
         outbox = await connect(path)
         return cls(writer, reader, outbox)
@@ -160,6 +112,10 @@ class SqliteStore:
             await self._w.execute("ROLLBACK")
             raise
         await self._w.execute("COMMIT")
+
+    async def write(self, fn: Callable[[SqliteTransaction], Awaitable[T]]) -> T:
+        async with self.transaction() as tx:
+            return await fn(tx)
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._r.execute(sql, args) as cur:
@@ -548,21 +504,18 @@ async def _require_current(conn: aiosqlite.Connection) -> None:
         )
 
 
-async def _migrate(conn: aiosqlite.Connection) -> None:
-    """Bring the file to SCHEMA_VERSION, one migration per transaction; refuse a newer file."""
+async def _migrate(conn: aiosqlite.Connection, *, migrate: bool, where: str) -> None:
+    """Apply the pending migrations, one per transaction; SchemaError on a newer file."""
     await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
     async with conn.execute("SELECT MAX(version) FROM schema_version") as cur:
         row = await cur.fetchone()
     current = (row[0] if row is not None else None) or 0
-    if current > SCHEMA_VERSION:
-        raise RuntimeError(f"store schema {current} is newer than this server ({SCHEMA_VERSION})")
-    for version in range(current + 1, SCHEMA_VERSION + 1):
+    for migration in pending(current, migrate=migrate, where=where):
         await conn.execute("BEGIN IMMEDIATE")
         try:
-            for statement in _MIGRATIONS[version].split(";"):
-                if statement.strip():
-                    await conn.execute(statement)
-            await conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+            for statement in migration.statements("sqlite"):
+                await conn.execute(statement)
+            await conn.execute("INSERT INTO schema_version (version) VALUES (?)", (migration.version,))
         except BaseException:
             await conn.execute("ROLLBACK")
             raise

@@ -20,7 +20,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
-from engine.store.base import RequestRecord
+from engine.store.base import Conflict, RequestRecord, StoreUnavailable
 from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
@@ -28,6 +28,9 @@ from engine.tools.context import Call, Checked, Context
 from engine.tools.errors import ToolError, conflict, invalid
 
 log = logging.getLogger("engine.tools")
+
+WRITE_ATTEMPTS = 8
+"""How often a write that keeps losing races with other servers is run before it answers `retry`."""
 
 Handler = Callable[[Context, Call, Any], Awaitable[Any]]
 
@@ -86,6 +89,9 @@ class Dispatcher:
             return {"ok": True, "data": await self._call(identity, tool, arguments)}
         except ToolError as err:
             return err.wire()
+        except (StoreUnavailable, Conflict) as exc:
+            log.warning("tool %s: %s", tool, exc)
+            return ToolError("retry", "the store is busy or unavailable; try again shortly").wire()
         except Exception:
             log.exception("tool %s failed", tool)
             return {"ok": False, "error": {"code": "retry", "message": "internal error"}}
@@ -114,9 +120,16 @@ class Dispatcher:
         request_id: str = args.requestId  # type: ignore[attr-defined]
         fingerprint = _fingerprint(tool, arguments)
         checked: Checked | None = None
+        conflicts = 0
         while True:
             try:
                 return await self._write_once(identity, tool, args, request_id, fingerprint, checked)
+            except Conflict:
+                # Another server changed what this write read (or recorded this requestId) first: run
+                # it again from the start, which finds that server's result or works on its commit.
+                conflicts += 1
+                if conflicts >= WRITE_ATTEMPTS:
+                    raise
             except checking.CheckNeeded as need:
                 if checked is not None:
                     raise RuntimeError(f"{tool} asked for a second check") from None

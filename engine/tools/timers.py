@@ -16,6 +16,7 @@ from datetime import datetime
 
 from engine.identity import Identity
 from engine.runtime.derive import derive
+from engine.store.base import Conflict, StoreUnavailable
 from engine.store.state import SERVER, parse_stamp, stamp
 from engine.tools.context import Call, Context, machine_for, save
 
@@ -30,6 +31,11 @@ async def apply_due(ctx: Context, lock: asyncio.Lock, now: datetime) -> None:
         async with lock:
             try:
                 await _catch_up(ctx, run_id, now)
+            except Conflict:
+                pass  # another server on the database applied it first; it is due no more
+            except StoreUnavailable as exc:
+                log.warning("timers not applied: %s", exc)
+                return
             except Exception:
                 log.exception("timer for run %s failed", run_id)
 
