@@ -357,8 +357,11 @@ class PostgresStore:
         return [PersonWorkRow(*r) for r in rows]
 
     async def due_runs(self, now: str) -> list[str]:
+        # Earliest timer first; runs with timers due at one instant in the order they were started.
         rows = await self._all(
-            "SELECT run_id FROM timers WHERE at <= %s GROUP BY run_id ORDER BY MIN(at)", now
+            "SELECT t.run_id FROM timers t JOIN runs r ON r.id = t.run_id WHERE t.at <= %s "
+            "GROUP BY t.run_id, r.seq ORDER BY MIN(t.at), r.seq",
+            now,
         )
         return [r[0] for r in rows]
 

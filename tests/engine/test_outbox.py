@@ -20,6 +20,8 @@ from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
 
+pytestmark = pytest.mark.both_stores
+
 ALERTS = "https://alerts.example.com/apc"
 CHAT = "http://127.0.0.1:9/chat"
 TARGETS = (
