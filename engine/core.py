@@ -28,7 +28,6 @@ from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
 from engine.store.base import Conflict, Delivery, Store, StoreUnavailable, VersionRecord
-from engine.store.postgres import PostgresStore
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, Draft, PublishResult, draft
@@ -269,6 +268,8 @@ async def _keys(store: Store, path: Path) -> ServerKeys:
 
 async def _open_store(data_dir: Path, org: OrgConfig, database: str | None, migrate: bool) -> Store:
     if database is not None:
+        from engine.store.postgres import PostgresStore
+
         return await PostgresStore.open(
             database,
             migrate=migrate,

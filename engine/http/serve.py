@@ -26,7 +26,7 @@ from engine.http import logs
 from engine.org import ConfigError, OrgConfig
 from engine.store.base import StoreUnavailable
 from engine.store.migrations import SchemaError
-from engine.store.postgres import is_postgres_url, redacted
+from engine.store.urls import is_postgres_url, redacted
 
 if TYPE_CHECKING:
     from engine.core import Engine

@@ -16,12 +16,10 @@ import asyncio
 import json
 import logging
 import random
-import re
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
 from typing import Any, TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import psycopg
 from psycopg import AsyncConnection, errors, sql
@@ -44,6 +42,7 @@ from engine.store.base import (
 )
 from engine.store.migrations import pending
 from engine.store.state import Notification, Run
+from engine.store.urls import redacted
 
 log = logging.getLogger("engine.store")
 
@@ -56,21 +55,6 @@ WRITE_ATTEMPTS = 8
 """How often `write` runs a request that keeps losing races before it gives up with `Conflict`."""
 NOTIFY_BYTES = 7900
 """A NOTIFY payload is below 8000 bytes; a change touching more runs than fit says `*` (everything)."""
-
-
-def is_postgres_url(url: str) -> bool:
-    return url.startswith(("postgresql://", "postgres://"))
-
-
-def redacted(url: str) -> str:
-    """The URL with its password (in the address or as `password=` in the query) replaced by `***`."""
-    parts = urlsplit(url)
-    netloc = parts.netloc
-    if parts.password is not None:
-        user, _, host = netloc.rpartition("@")
-        netloc = f"{user.split(':', 1)[0]}:***@{host}"
-    query = re.sub(r"(?i)(password=)[^&]*", r"\1***", parts.query)
-    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
 
 
 def _unavailable(exc: BaseException) -> StoreUnavailable:
@@ -149,6 +133,12 @@ class PostgresStore:
     @asynccontextmanager
     async def _conn(self) -> AsyncIterator[Conn]:
         async with _mapped(), self._pool.connection() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[Conn]:
+        """A pooled connection of its own (autocommit), for bulk work such as `apc db copy`."""
+        async with self._conn() as conn:
             yield conn
 
     @asynccontextmanager

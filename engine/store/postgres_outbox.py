@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
-
-from psycopg import AsyncConnection
+from typing import TYPE_CHECKING, Any
 
 from engine.store.base import AttemptResult, Delivery
 from engine.store.sqlite_outbox import DELIVERIES, NOTE_COLS, delivery_of, notification_of
@@ -39,7 +38,10 @@ CREATE INDEX deliveries_notification ON deliveries (notification_seq);
 """
 """Schema 3 (see sqlite_outbox.MIGRATION)."""
 
-Conn = AsyncConnection[tuple[object, ...]]
+if TYPE_CHECKING:  # psycopg loads only where a PostgreSQL store is opened
+    from psycopg import AsyncConnection
+
+    Conn = AsyncConnection[tuple[Any, ...]]
 
 
 async def insert(conn: Conn, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]) -> None:

@@ -18,7 +18,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from engine.store.postgres import redacted
+from engine.store.urls import redacted
 
 DEFAULT_URL = "postgresql://postgres@127.0.0.1:5432/test"
 BOTH_STORES = ("sqlite", "postgresql")
