@@ -313,19 +313,35 @@ async def _serve_until_stopped(engine: Engine, stop: asyncio.Event) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
             handled.append(sig)
+    # Another server on the same database committed a change: apply what is due at once rather than
+    # at the next tick (a PostgreSQL store hears of it by LISTEN/NOTIFY; SQLite has no other server).
+    woken = asyncio.Event()
+    listener = asyncio.create_task(engine.store.listen(lambda _runs: woken.set(), stop))
     try:
         while not stop.is_set():
+            woken.clear()
             try:
                 await engine.tick()
             except StoreUnavailable as error:
                 log.warning("applying timers: %s", error)
             except Exception:
                 log.exception("applying timers failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=TICK_SECONDS)
+            await _first_of(stop, woken, TICK_SECONDS)
     finally:
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await listener
         for sig in handled:
             loop.remove_signal_handler(sig)
+
+
+async def _first_of(stop: asyncio.Event, woken: asyncio.Event, timeout: float) -> None:
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(woken.wait())]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 def _local_url(host: str, port: int) -> str:

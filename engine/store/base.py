@@ -6,6 +6,7 @@ changes (run document, derived indexes, tokens, the idempotency record) at once 
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
@@ -181,6 +182,11 @@ class Store(Protocol):
     async def write(self, fn: Callable[[Transaction], Awaitable[T]]) -> T:
         """Run `fn` as one write request in a transaction of its own; fn may run more than once (a
         transaction retried after a `Conflict`), so it has no effect outside `tx` but computation."""
+        ...
+
+    async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
+        """Until `stop` is set, call `on_change(run ids)` as other servers on the same database commit
+        changes (`["*"]`: possibly any run). A store no other server writes to never calls it."""
         ...
 
     async def get_meta(self, key: str) -> str | None: ...

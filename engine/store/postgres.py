@@ -147,7 +147,8 @@ class PostgresStore:
             tx = PostgresTransaction(conn, self.server_id)
             yield tx
             if tx.changed:
-                await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, _payload(tx.changed)))
+                payload = f"{self.server_id}:{_payload(tx.changed)}"
+                await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
 
     async def write(self, fn: Callable[[PostgresTransaction], Awaitable[T]]) -> T:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
@@ -161,8 +162,8 @@ class PostgresStore:
         raise AssertionError("unreachable")
 
     async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
-        """Call `on_change(run ids)` for every change any server commits (`["*"]`: any run; also after
-        the listening connection was lost and made again) until `stop` is set."""
+        """Call `on_change(run ids)` for every change another server commits (`["*"]`: any run; also
+        when the listening connection was made again after a loss) until `stop` is set."""
         while not stop.is_set():
             try:
                 conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
@@ -182,7 +183,9 @@ class PostgresStore:
                         if nxt not in done:
                             nxt.cancel()
                             break
-                        on_change(nxt.result().payload.split(","))
+                        sender, _, runs = nxt.result().payload.partition(":")
+                        if sender != self.server_id:  # this server knows its own changes
+                            on_change(runs.split(","))
                 finally:
                     waiter.cancel()
             except psycopg.OperationalError as exc:

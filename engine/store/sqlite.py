@@ -8,6 +8,7 @@ plus index tables recomputed from it on every save; every query below is served 
 
 from __future__ import annotations
 
+import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
@@ -116,6 +117,10 @@ class SqliteStore:
     async def write(self, fn: Callable[[SqliteTransaction], Awaitable[T]]) -> T:
         async with self.transaction() as tx:
             return await fn(tx)
+
+    async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
+        # The folder lock keeps every other server off this file: there is no one else to hear.
+        await stop.wait()
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._r.execute(sql, args) as cur:

@@ -119,3 +119,30 @@ async def test_an_unreachable_database_is_store_unavailable_without_its_password
     assert str(raised.value).startswith("the database is unavailable: ")
     assert PASSWORD not in str(raised.value)
     assert all(PASSWORD not in r.getMessage() for r in caplog.records)
+
+
+async def test_a_commit_wakes_the_other_servers_with_its_run_ids(tmp_path: Path, pg_database: str) -> None:
+    writer = await Engine.open(tmp_path / "a", make_org(), clock=ManualClock(), database=pg_database)
+    other = await PostgresStore.open(pg_database)
+    heard: asyncio.Queue[list[str]] = asyncio.Queue()
+    own: list[list[str]] = []
+    stop = asyncio.Event()
+    listeners = [
+        asyncio.create_task(other.listen(heard.put_nowait, stop)),
+        asyncio.create_task(writer.store.listen(own.append, stop)),
+    ]
+    try:
+        assert await asyncio.wait_for(heard.get(), 10) == ["*"]  # listening (again): anything may have changed
+        while len(own) < 1:
+            await asyncio.sleep(0.01)
+        await publish(writer, tmp_path, THREE_AGENTS)
+        run_id = (await start(writer, "three-agents", {"ticket": "A"}))["run"]["id"]
+        assert await asyncio.wait_for(heard.get(), 10) == [run_id]
+        ok(await call(writer, SCREENER, "claim", runId=run_id, stepId="one"), "claim")
+        assert await asyncio.wait_for(heard.get(), 10) == [run_id]
+        assert own == [["*"]], "a server is not woken by its own commits"
+    finally:
+        stop.set()
+        await asyncio.gather(*listeners)
+        await other.close()
+        await writer.close()
