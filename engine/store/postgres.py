@@ -111,16 +111,20 @@ class PostgresStore:
             open=False,
             name="apc",
         )
-        try:
-            async with _mapped():
+        # One connection first, outside the pool: a database that is not there fails at once (the
+        # pool would keep trying until its timeout), and it migrates before the pool serves anything.
+        async with _mapped():
+            async with await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=max(1, round(connect_timeout))
+            ) as first:
+                row = await (await first.execute("SELECT current_schema()")).fetchone()
+                schema = str(row[0]) if row is not None and row[0] is not None else "public"
+                await _migrate(first, migrate=migrate, where=f"the database {redacted(url)}")
+            try:
                 await pool.open(wait=True, timeout=connect_timeout)
-                async with pool.connection() as conn:
-                    row = await (await conn.execute("SELECT current_schema()")).fetchone()
-                    schema = str(row[0]) if row is not None and row[0] is not None else "public"
-                    await _migrate(conn, migrate=migrate, where=f"the database {redacted(url)}")
-        except BaseException:
-            await pool.close()
-            raise
+            except BaseException:
+                await pool.close()
+                raise
         return cls(pool, url, schema)
 
     @property
