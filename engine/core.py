@@ -142,7 +142,9 @@ class Engine:
             mark = await store.server_time()
             clock = ServerClock(speed, None if mark is None else parse_stamp(mark), monotonic=monotonic)
         files = Files(org.server.files or data_dir / "files", store, keys.file_url, clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
+        engine = cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
+        await engine.keep_clock_in_step()
+        return engine
 
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
@@ -204,7 +206,16 @@ class Engine:
 
     async def tick(self) -> None:
         """Apply every timer due at the clock's now: waits, timeouts, `due`, lease ends."""
+        await self.keep_clock_in_step()
         await self._dispatcher.apply_due(self.clock.now())
+
+    async def keep_clock_in_step(self) -> None:
+        """A sped-up server clock on a database other servers share moves on to the latest of theirs,
+        so all of them issue one time line (at speed 1 every server's time is wall time already)."""
+        if isinstance(self.clock, ServerClock) and self.clock.speed != 1.0 and not self.store.read_only:
+            peer = await self.store.share_clock(self.clock.now(), self.clock.speed)
+            if peer is not None:
+                self.clock.catch_up(peer)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked

@@ -10,6 +10,7 @@ import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
 from engine.store.state import Notification, Run
@@ -187,6 +188,11 @@ class Store(Protocol):
     async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
         """Until `stop` is set, call `on_change(run ids)` as other servers on the same database commit
         changes (`["*"]`: possibly any run). A store no other server writes to never calls it."""
+        ...
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        """Record that this server's clock shows `at` now, running at `speed`; return the latest time
+        another live server at the same speed shows now, or None (no other server shares the store)."""
         ...
 
     async def get_meta(self, key: str) -> str | None: ...

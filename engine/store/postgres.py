@@ -19,6 +19,7 @@ import random
 import secrets
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import psycopg
@@ -41,7 +42,7 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import pending
-from engine.store.state import Notification, Run
+from engine.store.state import Notification, Run, parse_stamp, stamp
 from engine.store.urls import redacted
 
 log = logging.getLogger("engine.store")
@@ -53,6 +54,9 @@ SERVER_TIME = "server_time"
 """Each server records the time it issued under `server_time/<its id>`: no row two servers fight over."""
 WRITE_ATTEMPTS = 8
 """How often `write` runs a request that keeps losing races before it gives up with `Conflict`."""
+CLOCK = "clock"
+LIVE_CLOCK_SECONDS = 5.0
+"""A server's clock row refreshed longer ago than this (wall time) is a stopped server's."""
 NOTIFY_BYTES = 7900
 """A NOTIFY payload is below 8000 bytes; a change touching more runs than fit says `*` (everything)."""
 
@@ -197,6 +201,33 @@ class PostgresStore:
                 await _sleep_or_stop(stop, 0.5)
             finally:
                 await conn.close()
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        # Each server keeps a row of its own (`clock/<id>`: its time, the wall time it was read at, its
+        # speed); a peer's time now is its time plus the wall time since, times its speed. Rows not
+        # refreshed lately belong to servers that stopped, and are ignored.
+        wall = datetime.now(UTC)
+        mine = json.dumps({"at": stamp(at), "wall": stamp(wall), "speed": speed})
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (f"{CLOCK}/{self.server_id}", mine),
+            )
+            cur = await conn.execute(
+                "SELECT value FROM meta WHERE key LIKE %s AND key <> %s",
+                (CLOCK + "/%", f"{CLOCK}/{self.server_id}"),
+            )
+            rows = await cur.fetchall()
+        latest: datetime | None = None
+        for (value,) in rows:
+            peer = json.loads(value)
+            since = (wall - parse_stamp(peer["wall"])).total_seconds()
+            if peer["speed"] != speed or not 0 <= since <= LIVE_CLOCK_SECONDS:
+                continue
+            shows = parse_stamp(peer["at"]) + timedelta(seconds=since * speed)
+            latest = shows if latest is None or shows > latest else latest
+        return latest
 
     async def _one(self, query: str, *args: Any) -> Any:
         async with self._conn() as conn:

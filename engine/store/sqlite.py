@@ -12,6 +12,7 @@ import asyncio
 import json
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from contextlib import asynccontextmanager
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -121,6 +122,9 @@ class SqliteStore:
     async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
         # The folder lock keeps every other server off this file: there is no one else to hear.
         await stop.wait()
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        return None  # one server per file: no other clock to keep in step with
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._r.execute(sql, args) as cur:

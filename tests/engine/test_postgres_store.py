@@ -7,13 +7,14 @@ from __future__ import annotations
 import asyncio
 import logging
 import sqlite3
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import psycopg
 import pytest
 
 from engine.cli import main
-from engine.clock import ManualClock
+from engine.clock import ManualClock, ServerClock
 from engine.core import Engine
 from engine.store.base import StoreUnavailable
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION, SchemaError
@@ -132,7 +133,9 @@ async def test_a_commit_wakes_the_other_servers_with_its_run_ids(tmp_path: Path,
         asyncio.create_task(writer.store.listen(own.append, stop)),
     ]
     try:
-        assert await asyncio.wait_for(heard.get(), 10) == ["*"]  # listening (again): anything may have changed
+        assert await asyncio.wait_for(heard.get(), 10) == [
+            "*"
+        ]  # listening (again): anything may have changed
         while len(own) < 1:
             await asyncio.sleep(0.01)
         await publish(writer, tmp_path, THREE_AGENTS)
@@ -146,3 +149,23 @@ async def test_a_commit_wakes_the_other_servers_with_its_run_ids(tmp_path: Path,
         await asyncio.gather(*listeners)
         await other.close()
         await writer.close()
+
+
+async def test_sped_up_servers_keep_one_time_line(pg_database: str) -> None:
+    first, second = await PostgresStore.open(pg_database), await PostgresStore.open(pg_database)
+    try:
+        ahead = datetime(2026, 10, 6, 12, 0, tzinfo=UTC)
+        assert await first.share_clock(ahead, 60.0) is None  # alone so far
+        behind = ahead - timedelta(minutes=10)
+        peer = await second.share_clock(behind, 60.0)
+        # The first server's time now: where it was, plus the (real) moments since, sixty times over.
+        assert peer is not None and ahead <= peer < ahead + timedelta(minutes=5)
+        assert await second.share_clock(behind, 1.0) is None, "a server at another speed is another time line"
+    finally:
+        await first.close()
+        await second.close()
+    clock = ServerClock(60.0, datetime(2026, 10, 6, 11, 50, tzinfo=UTC))
+    clock.catch_up(datetime(2026, 10, 6, 12, 0, tzinfo=UTC))
+    assert clock.now() >= datetime(2026, 10, 6, 12, 0, tzinfo=UTC)
+    clock.catch_up(datetime(2026, 10, 6, 9, 0, tzinfo=UTC))
+    assert clock.now() >= datetime(2026, 10, 6, 12, 0, tzinfo=UTC), "never back"

@@ -26,7 +26,9 @@ async def test_the_password_is_never_logged(
     tmp_path: Path, pg_database: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     url = _with_password(pg_database)  # trust authentication: the password is not checked
-    options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=free_port(), database=url)
+    options = ServeOptions(
+        config=write_config(tmp_path), data=tmp_path / "data", port=free_port(), database=url
+    )
     with caplog.at_level(logging.DEBUG):
         status, items = await serve_once(options)
     assert (status, [i["name"] for i in items]) == (0, ["screening"])
