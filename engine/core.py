@@ -9,7 +9,6 @@ engine offers `check-1` only while it has one (check profile, preamble).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -27,10 +26,10 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
-from engine.store.base import Conflict, Delivery, Store, StoreUnavailable, VersionRecord
+from engine.store.base import Delivery, Store, StoreUnavailable, Transaction, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
-from engine.tools.catalog import Catalog, Draft, PublishResult, draft
+from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
@@ -40,7 +39,6 @@ from engine.tools.views import Views
 log = logging.getLogger("engine")
 
 DB_FILE = "engine.db"
-PUBLISH_ATTEMPTS = 5
 LEGACY_FILE_URL_KEY = "file_url_secret"
 """Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 
@@ -68,7 +66,6 @@ class Engine:
         self.evaluator = evaluator
         self._owns_evaluator = owns_evaluator
         self.tools: list[str] = list(TOOL_ORDER)
-        self._lock = asyncio.Lock()
         self.catalog = Catalog(store)
         self.ctx = Context(
             store=store,
@@ -85,7 +82,7 @@ class Engine:
             check_limits=org.check.limits,
             ids=ids,
         )
-        self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self._dispatcher = Dispatcher(self.ctx)
         self.deliverer: Deliverer | None = None
 
     @classmethod
@@ -163,25 +160,16 @@ class Engine:
         checked, issues = draft(source, bind, self.org, self.profiles, tuple(self.tools))
         if checked is None:
             return PublishResult(False, None, None, False, issues)
-        for attempt in range(PUBLISH_ATTEMPTS):
-            try:
-                return await self._publish_once(checked)
-            except Conflict:
-                # Another server published this process meanwhile: look again at what is latest.
-                if attempt == PUBLISH_ATTEMPTS - 1:
-                    raise
-        raise AssertionError("unreachable")
+        process = checked.process
 
-    async def _publish_once(self, checked: Draft) -> PublishResult:
-        async with self._lock:
-            latest = await self.store.latest_version(checked.name)
+        async def request(tx: Transaction) -> PublishResult:
+            latest = await tx.latest_version(checked.name)
             if latest is not None and (latest.content_hash, latest.bindings) == (
                 checked.content_hash,
                 checked.bindings,
             ):
                 return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
-            process = checked.process
             now = stamp(self.clock.now())
             record = VersionRecord(
                 name=checked.name,
@@ -196,10 +184,11 @@ class Engine:
                 if process.requires_systems is None
                 else {"systems": list(process.requires_systems)},
             )
-            async with self.store.transaction() as tx:
-                await tx.advance_clock(now)
-                await tx.insert_version(record)
-        return PublishResult(True, checked.name, version, True, [], checked.warnings)
+            await tx.advance_clock(now)
+            await tx.insert_version(record)
+            return PublishResult(True, checked.name, version, True, [], checked.warnings)
+
+        return await self.store.write(request)
 
     async def publish_config_processes(self) -> list[PublishResult]:
         return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]
@@ -244,9 +233,9 @@ class Engine:
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
             if not self.store.read_only:
+                now = stamp(self.clock.now())
                 try:
-                    async with self._lock, self.store.transaction() as tx:
-                        await tx.advance_clock(stamp(self.clock.now()))
+                    await self.store.write(lambda tx: tx.advance_clock(now))
                 except StoreUnavailable as exc:
                     log.warning("server time not recorded at close: %s", exc)
         finally:

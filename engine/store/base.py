@@ -1,7 +1,10 @@
 """The persistence interface the engine codes against: SQLite (embedded) and PostgreSQL (scale-out).
 
-Reads go through the `Store`; every write tool runs inside one `Transaction`, which commits all of its
-changes (run document, derived indexes, tokens, the idempotency record) at once or none of them.
+Reads go through the `Store`. Every write is one write request, `Store.write(fn)`: `fn` makes its
+changes through the `Transaction` it is handed (run document, derived indexes, tokens, notifications,
+the idempotency record), and they are kept all together or none of them. The caller is answered once
+they are durable. `fn` may run more than once (a store may retry a transaction that lost a race), so
+it must change nothing outside `tx` beyond pure computation.
 """
 
 from __future__ import annotations
@@ -151,7 +154,12 @@ class AttemptResult:
 
 
 class Transaction(Protocol):
+    """One write request's reads and writes; its reads see its own changes and those of every write
+    acknowledged before it."""
+
     async def get_run(self, run_id: str) -> Run | None: ...
+    async def get_request(self, request_id: str) -> RequestRecord | None: ...
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None: ...
     async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None: ...
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None: ...
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None: ...
@@ -179,10 +187,18 @@ class Store(Protocol):
         ...
 
     async def close(self) -> None: ...
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
     async def write(self, fn: Callable[[Transaction], Awaitable[T]]) -> T:
-        """Run `fn` as one write request in a transaction of its own; fn may run more than once (a
-        transaction retried after a `Conflict`), so it has no effect outside `tx` but computation."""
+        """Run `fn` as one write request and return what it returns, once its changes are durable.
+
+        If `fn` raises, none of its changes are kept and the exception reaches the caller; other
+        requests are unaffected. `fn` may be run more than once, so it has no effect outside `tx`
+        except pure computation. Refused (RuntimeError) on a read-only store. A store shared by several
+        servers runs it again after a `Conflict`; one that keeps losing raises `Conflict`."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """A write whose body is the `async with` block: for migrations and bulk seeding only (it
+        holds the writer for as long as the block runs)."""
         ...
 
     async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:

@@ -57,6 +57,8 @@ WRITE_ATTEMPTS = 8
 CLOCK = "clock"
 LIVE_CLOCK_SECONDS = 5.0
 """A server's clock row refreshed longer ago than this (wall time) is a stopped server's."""
+READ_CONNECTIONS = 2
+"""Connections of the pool that writes leave to reads (see `PostgresStore._writes`)."""
 NOTIFY_BYTES = 7900
 """A NOTIFY payload is below 8000 bytes; a change touching more runs than fit says `*` (everything)."""
 
@@ -79,8 +81,11 @@ async def _mapped() -> AsyncIterator[None]:
 
 
 class PostgresStore:
-    def __init__(self, pool: AsyncConnectionPool[Conn], url: str, schema: str) -> None:
+    def __init__(self, pool: AsyncConnectionPool[Conn], url: str, schema: str, pool_size: int) -> None:
         self._pool = pool
+        self._writes = asyncio.Semaphore(max(1, pool_size - READ_CONNECTIONS))
+        """A write may read through the pool while it holds its own connection (and a run's row lock):
+        writes never take the connections kept for reads, so that read always gets one."""
         self._url = url
         self.schema = schema
         self.channel = f"apc_changes.{schema}"
@@ -99,6 +104,8 @@ class PostgresStore:
     ) -> PostgresStore:
         """A pool of at most `pool_size` connections to `url`, its schema migrated to this version
         (SchemaError without `migrate` if it is behind); StoreUnavailable if it cannot be reached."""
+
+        pool_size = max(pool_size, READ_CONNECTIONS + 1)
 
         async def configure(conn: Conn) -> None:
             await conn.execute(
@@ -129,7 +136,7 @@ class PostgresStore:
             except BaseException:
                 await pool.close()
                 raise
-        return cls(pool, url, schema)
+        return cls(pool, url, schema, pool_size)
 
     @property
     def read_only(self) -> bool:
@@ -151,7 +158,7 @@ class PostgresStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
-        async with self._conn() as conn, conn.transaction():
+        async with self._writes, self._conn() as conn, conn.transaction():
             tx = PostgresTransaction(conn, self.server_id)
             yield tx
             if tx.changed:
@@ -447,6 +454,21 @@ class PostgresTransaction:
 
     async def latest_version(self, name: str) -> VersionRecord | None:
         return await _latest(self._c, name)
+
+    async def get_request(self, request_id: str) -> RequestRecord | None:
+        """A record another server committed is seen here; one it is still writing is not (then this
+        request's own `save_request` waits for it and fails as `Conflict`, and the retry sees it)."""
+        cur = await self._c.execute(
+            "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = %s",
+            (request_id,),
+        )
+        row = await cur.fetchone()
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
+        cur = await self._c.execute("SELECT run_id, step_id FROM tokens WHERE token_hash = %s", (token_hash,))
+        row = await cur.fetchone()
+        return None if row is None else (row[0], row[1])
 
     async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None:
         cur = await self._c.execute(

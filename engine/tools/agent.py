@@ -66,7 +66,7 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
 async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machine, str]:
     """The run and step a token was issued for, with the checks every token-bearing tool makes."""
     digest = token_digest(token)
-    owner = await ctx.store.token_owner(digest)
+    owner = await call.writes.token_owner(digest)
     if owner is None:
         raise invalid("the token does not verify", ["token: not valid"])
     m = await open_run(ctx, call, owner[0])
