@@ -393,9 +393,12 @@ class PostgresStore:
 
     async def due_runs(self, now: str) -> list[str]:
         # Earliest timer first; runs with timers due at one instant in the order they were started.
+        # SKIP LOCKED leaves out the runs another server's write holds right now (it may be applying
+        # them): no server queues up behind another. Each run is applied once whatever this returns,
+        # since the write re-reads it under its row lock and applies only what is still due.
         rows = await self._all(
-            "SELECT t.run_id FROM timers t JOIN runs r ON r.id = t.run_id WHERE t.at <= %s "
-            "GROUP BY t.run_id, r.seq ORDER BY MIN(t.at), r.seq",
+            "SELECT r.id FROM runs r JOIN (SELECT run_id, MIN(at) AS first FROM timers WHERE at <= %s "
+            "GROUP BY run_id) d ON d.run_id = r.id ORDER BY d.first, r.seq FOR UPDATE OF r SKIP LOCKED",
             now,
         )
         return [r[0] for r in rows]

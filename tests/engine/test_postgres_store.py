@@ -20,6 +20,7 @@ from engine.store.base import StoreUnavailable
 from engine.store.migrations import MIGRATIONS, SCHEMA_VERSION, SchemaError
 from engine.store.postgres import PostgresStore
 from engine.store.sqlite import SqliteStore
+from engine.store.state import stamp
 from tests.engine.engine_support import MIRA, SCREENER, THREE_AGENTS, call, err, make_org, ok, publish, start
 
 PASSWORD = "hunter2-not-for-logs"
@@ -169,3 +170,22 @@ async def test_sped_up_servers_keep_one_time_line(pg_database: str) -> None:
     assert clock.now() >= datetime(2026, 10, 6, 12, 0, tzinfo=UTC)
     clock.catch_up(datetime(2026, 10, 6, 9, 0, tzinfo=UTC))
     assert clock.now() >= datetime(2026, 10, 6, 12, 0, tzinfo=UTC), "never back"
+
+
+async def test_due_runs_leave_out_a_run_another_server_is_writing(tmp_path: Path, pg_database: str) -> None:
+    clock = ManualClock()
+    engine = await Engine.open(tmp_path / "data", make_org(), clock=clock, database=pg_database)
+    try:
+        await publish(engine, tmp_path, THREE_AGENTS)
+        runs = [(await start(engine, "three-agents", {"ticket": t}))["run"]["id"] for t in "AB"]
+        for run_id in runs:
+            ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="one"), "claim")
+        clock.advance(hours=2)  # past both leases
+        now = stamp(clock.now())
+        assert await engine.store.due_runs(now) == runs
+        with psycopg.connect(pg_database) as other:  # another server's write, holding the first run
+            other.execute("SELECT 1 FROM runs WHERE id = %s FOR UPDATE", (runs[0],))
+            assert await engine.store.due_runs(now) == runs[1:]
+        assert await engine.store.due_runs(now) == runs
+    finally:
+        await engine.close()
