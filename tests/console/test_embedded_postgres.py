@@ -22,7 +22,7 @@ async def test_the_embedded_session_is_woken_by_another_servers_commit(
     session = await open_embedded(data, port=0)
     woken = asyncio.Event()
     assert session.watch is not None and session.close is not None
-    watching = asyncio.create_task(session.watch(woken.set))
+    watching = asyncio.ensure_future(session.watch(woken.set))
     other = await Engine.open(tmp_path / "other", make_org(), clock=ManualClock(), database=pg_database)
     try:
         await asyncio.wait_for(woken.wait(), 10)  # listening: the first call says "anything may have changed"
