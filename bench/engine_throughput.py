@@ -2,7 +2,8 @@
 commits/s of a bare aiosqlite insert-and-commit loop with the same durability settings, in the same run.
 
 Each run is 1 start_run + 3 x (claim, submit) = 7 write transactions and 7 step transitions
-(3 claims, 3 completions, 1 finish). The ratio says how much of the disk's commit rate the engine keeps.
+(3 claims, 3 completions, 1 finish). The ratio says how much of the disk's commit rate the engine keeps. The run log's cost: the same
+runs again with its insert left out (`append_log` a no-op), beside the runs with it.
 
 With `--store postgresql` the same runs go through engines on one PostgreSQL database
 (`--database URL`, default $APC_TEST_DATABASE_URL or the local test database; a fresh schema, dropped
@@ -35,6 +36,7 @@ from engine.core import Engine
 from engine.identity import agent
 from engine.org import OrgConfig
 from engine.store.sqlite import connect
+from engine.store.sqlite_tx import SqliteTransaction
 
 PROCESS = """
 ---
@@ -60,13 +62,19 @@ TRANSITIONS_PER_RUN = 2 * len(STEPS) + 1
 
 
 async def engine_rate(
-    root: Path, runs: int, *, database: str | None = None, workers: int = 1, tag: str = ""
+    root: Path,
+    runs: int,
+    data: str = "engine",
+    *,
+    database: str | None = None,
+    workers: int = 1,
+    tag: str = "",
 ) -> tuple[float, float]:
     folder = root / "three-steps"
-    folder.mkdir()
+    folder.mkdir(exist_ok=True)
     (folder / "PROCESS.md").write_text(textwrap.dedent(PROCESS).lstrip())
     org = OrgConfig.build(agents={"a_bench": "bench-token-1"})
-    engine = await Engine.open(root / "engine", org, clock=SystemClock(), database=database)
+    engine = await Engine.open(root / data, org, clock=SystemClock(), database=database)
     try:
         assert (await engine.publish(folder, {})).ok
         started = time.perf_counter()
@@ -102,6 +110,20 @@ async def _drive(engine: Engine, numbers: range, tag: str) -> None:
                 raise RuntimeError(done)
 
 
+async def without_run_log(root: Path, runs: int, data: str) -> float:
+    """runs/s of the same runs with the run log's insert left out."""
+    original = SqliteTransaction.append_log
+
+    async def skip(self: SqliteTransaction, run_id: str, entries: object) -> None:
+        return None
+
+    SqliteTransaction.append_log = skip  # type: ignore[method-assign]
+    try:
+        return (await engine_rate(root, runs, data))[0]
+    finally:
+        SqliteTransaction.append_log = original  # type: ignore[method-assign]
+
+
 async def baseline_rate(root: Path, commits: int) -> float:
     conn = await connect(root / "baseline.db")
     try:
@@ -134,14 +156,26 @@ async def main() -> None:
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         commits = await baseline_rate(root, options.runs * WRITES_PER_RUN)
-        runs_per_s, transitions_per_s = await engine_rate(root, options.runs)
+        # With and without the run log in turn, twice, the better of each: the order or a noisy
+        # neighbour does not decide the comparison.
+        unlogged_runs_per_s = await without_run_log(root, options.runs, "unlogged-1")
+        runs_per_s, transitions_per_s = await engine_rate(root, options.runs, "engine-1")
+        unlogged_runs_per_s = max(
+            unlogged_runs_per_s, await without_run_log(root, options.runs, "unlogged-2")
+        )
+        again = await engine_rate(root, options.runs, "engine-2")
+        runs_per_s, transitions_per_s = max((runs_per_s, transitions_per_s), again)
     writes_per_s = runs_per_s * WRITES_PER_RUN
+    unlogged_writes_per_s = unlogged_runs_per_s * WRITES_PER_RUN
     print(f"engine: {options.runs} runs of a 3-step agent process through engine.call")
     print(f"  runs/s               {runs_per_s:10.1f}")
     print(f"  step transitions/s   {transitions_per_s:10.1f}")
     print(f"  write calls/s        {writes_per_s:10.1f}")
     print(f"baseline: bare aiosqlite insert+commit (WAL, synchronous=FULL): {commits:10.1f} commits/s")
     print(f"ratio: engine write calls / baseline commits = {writes_per_s / commits:.2f}")
+    print(f"write calls with run log: {writes_per_s:.1f} calls/s")
+    print(f"write calls without run log: {unlogged_writes_per_s:.1f} calls/s")
+    print(f"ratio write calls with run log / without: {writes_per_s / unlogged_writes_per_s:.2f}")
 
 
 DEFAULT_DATABASE = "postgresql://postgres@127.0.0.1:5432/test"

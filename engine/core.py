@@ -34,6 +34,7 @@ from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.replays import Replays
+from engine.tools.run_log import run_log
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
@@ -143,6 +144,38 @@ class Engine:
         await engine.keep_clock_in_step()
         return engine
 
+    @classmethod
+    async def open_read_only(cls, data_dir: Path, org: OrgConfig, *, clock: Clock | None = None) -> Engine:
+        """An existing data folder for reading only: nothing in it is created, written or locked.
+
+        The store opens with SQLite's `mode=ro`, so timers due are applied in memory by each read and
+        never written; nothing is published or delivered, and no check is evaluated. The secrets
+        file is read when there is one (else the keys live only as long as this engine). A folder
+        without a database is a FileNotFoundError: a read-only start never makes an organization.
+        """
+        db = data_dir / DB_FILE
+        if not db.is_file():
+            raise FileNotFoundError(f"{data_dir} holds no apc database ({DB_FILE})")
+        store = await SqliteStore.open(db, read_only=True)
+        try:
+            path = org.server.secrets_file or data_dir / SECRETS_FILE
+            if path.is_file():
+                keys, _ = load_keys(path)
+            else:
+                legacy = await store.get_meta(LEGACY_FILE_URL_KEY)
+                keys = ServerKeys.generate(file_url=None if legacy is None else bytes.fromhex(legacy))
+            if clock is None:
+                mark = await store.server_time()
+                clock = ServerClock(1.0, None if mark is None else parse_stamp(mark))
+        except SecretsError as exc:
+            await store.close()
+            raise ConfigError(str(exc)) from None
+        except BaseException:
+            await store.close()
+            raise
+        files = Files(data_dir / "files", store, keys.file_url, clock, "http://127.0.0.1")
+        return cls(store, org, clock, files, keys=keys)
+
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
         record = await self.store.get_version(name, version)
@@ -154,6 +187,12 @@ class Engine:
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self._dispatcher.call(identity, tool, arguments)
+
+    async def run_log(self, identity: Identity, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`apc_run_log` (an extra tool): the run's log as of now, what is due applied first like
+        `get_run` does."""
+        await self.tick()
+        return await run_log(self.ctx, identity, arguments)
 
     async def publish(self, source: Path, bind: dict[str, str]) -> PublishResult:
         """Check, bind and publish a process folder or PROCESS.md as its next version (spec §7)."""

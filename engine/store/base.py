@@ -143,6 +143,61 @@ class Delivery:
     given_up_at: str | None
 
 
+LOG_KINDS = (
+    "run_started",
+    "step_ready",
+    "claimed",
+    "renewed",
+    "submission_refused",
+    "submitted",
+    "escalated",
+    "returned",
+    "decided",
+    "check_verdict",
+    "wait_started",
+    "wait_ended",
+    "event_received",
+    "overdue",
+    "timed_out",
+    "rework",
+    "cancelled",
+    "ended",
+)
+"""Every kind of run log entry, in no particular order."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One entry of a run's log: what happened to the run, when, by whom (None: the server).
+
+    `seq` numbers the run's entries from 1; a repeat of the entry before it (another renewal,
+    another refused submission by the same agent on the same step) carries the same `seq` and is
+    added to that entry's `count`, its `detail` the latest. Never holds a token.
+    """
+
+    seq: int
+    at: str
+    """Server time, RFC 3339 as on the wire."""
+    kind: str
+    by: str | None
+    step_id: str | None
+    note: str | None
+    count: int
+    detail: dict[str, Any]
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "kind": self.kind,
+            "by": self.by,
+            "stepId": self.step_id,
+            "note": self.note,
+            "count": self.count,
+            "detail": self.detail,
+        }
+
+
 @dataclass(frozen=True)
 class AttemptResult:
     """What one attempt came to: `delivered`, `pending` again (retried at `retry_at`), or `given_up`."""
@@ -163,6 +218,12 @@ class Transaction(Protocol):
     async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None: ...
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None: ...
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None: ...
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        """Add `entries` to the run's log in one statement; an entry whose `seq` is already there
+        adds its count to that entry and replaces its detail. The oldest entries past the per-run
+        cap give way (`engine.store.runlog`)."""
+        ...
+
     async def save_request(self, record: RequestRecord) -> None: ...
     async def insert_version(self, record: VersionRecord) -> None: ...
     async def insert_file(self, record: FileRecord) -> None: ...
@@ -217,6 +278,10 @@ class Store(Protocol):
         ...
 
     async def get_run(self, run_id: str) -> Run | None: ...
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        """The run's log entries with `seq` above `after_seq`, oldest first, at most `limit`."""
+        ...
+
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]: ...
     async def token_owner(self, token_hash: str) -> tuple[str, str] | None: ...
     async def get_request(self, request_id: str) -> RequestRecord | None: ...

@@ -95,6 +95,21 @@ INSERT INTO overdue_steps (run_id, step_id)
 CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
 """
 
+_V4_SQLITE = """
+CREATE TABLE run_log (
+    run_id TEXT NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
+    kind TEXT NOT NULL, by TEXT, step_id TEXT, note TEXT, count INTEGER NOT NULL, detail TEXT NOT NULL,
+    PRIMARY KEY (run_id, slot)) WITHOUT ROWID;
+"""
+
+# `by` is a reserved word in PostgreSQL (quoted everywhere), and a primary key is its own index there.
+_V4_POSTGRES = """
+CREATE TABLE run_log (
+    run_id TEXT NOT NULL, slot BIGINT NOT NULL, seq BIGINT NOT NULL, at TEXT NOT NULL,
+    kind TEXT NOT NULL, "by" TEXT, step_id TEXT, note TEXT, count BIGINT NOT NULL, detail TEXT NOT NULL,
+    PRIMARY KEY (run_id, slot));
+"""
+
 
 def _bytewise(postgres: str) -> str:
     """Text columns compare byte by byte (COLLATE "C"), as SQLite's do: stamps, names and keyset cursors
@@ -106,6 +121,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(1, _V1_SQLITE, _bytewise(_V1_POSTGRES)),
     Migration(2, _V2_SQLITE, _bytewise(_V2_POSTGRES)),
     Migration(3, sqlite_outbox.MIGRATION, _bytewise(postgres_outbox.MIGRATION)),
+    Migration(4, _V4_SQLITE, _bytewise(_V4_POSTGRES)),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -26,7 +26,7 @@ import psycopg
 from psycopg import AsyncConnection, errors, sql
 from psycopg_pool import AsyncConnectionPool
 
-from engine.store import postgres_outbox
+from engine.store import postgres_outbox, runlog
 from engine.store.base import (
     AgentWorkRow,
     AttemptResult,
@@ -34,6 +34,7 @@ from engine.store.base import (
     Delivery,
     DerivedRows,
     FileRecord,
+    LogEntry,
     PersonWorkRow,
     RequestRecord,
     RunRow,
@@ -257,6 +258,16 @@ class PostgresStore:
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = %s", run_id)
         return None if row is None else Run.from_json(row[0])
+
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        rows = await self._all(
+            'SELECT seq, at, kind, "by", step_id, note, count, detail FROM run_log '
+            "WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            run_id,
+            after_seq,
+            limit,
+        )
+        return [LogEntry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows]
 
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]:
         if not run_ids:
@@ -552,6 +563,34 @@ class PostgresTransaction:
         await self._run(
             "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (%s, %s, %s)",
             (token_hash, run_id, step_id),
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One row per statement, in order (pipelined by executemany): PostgreSQL refuses one INSERT
+        # that updates a row twice, which a repeat of an entry in the same write would be. A row
+        # whose slot an older entry holds (the ring came round) is replaced; a repeat is counted.
+        await self._many(
+            'INSERT INTO run_log AS l (run_id, slot, seq, at, kind, "by", step_id, note, count, detail) '
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN l.seq = excluded.seq THEN l.count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN l.seq = excluded.seq THEN l.at ELSE excluded.at END, "
+            'seq = excluded.seq, kind = excluded.kind, "by" = excluded."by", step_id = excluded.step_id, '
+            "note = excluded.note, detail = excluded.detail",
+            [
+                (
+                    run_id,
+                    runlog.slot(e.seq),
+                    e.seq,
+                    e.at,
+                    e.kind,
+                    e.by,
+                    e.step_id,
+                    e.note,
+                    e.count,
+                    json.dumps(e.detail, ensure_ascii=False, allow_nan=False),
+                )
+                for e in entries
+            ],
         )
 
     async def save_request(self, record: RequestRecord) -> None:

@@ -32,6 +32,7 @@ from engine.store.base import (
     AttemptResult,
     Delivery,
     FileRecord,
+    LogEntry,
     PersonWorkRow,
     RequestRecord,
     RunRow,
@@ -188,6 +189,16 @@ class SqliteStore:
     async def get_run(self, run_id: str) -> Run | None:
         row = await self._one("SELECT doc FROM runs WHERE id = ?", run_id)
         return None if row is None else Run.from_json(row[0])
+
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        rows = await self._all(
+            "SELECT seq, at, kind, by, step_id, note, count, detail FROM run_log "
+            "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            run_id,
+            after_seq,
+            limit,
+        )
+        return [LogEntry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows]
 
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]:
         """Several runs in one query (a page of `get_work`)."""

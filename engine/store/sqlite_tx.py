@@ -12,12 +12,14 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.store import sqlite_outbox
-from engine.store.base import DerivedRows, FileRecord, RequestRecord, VersionRecord
+from engine.store import runlog, sqlite_outbox
+from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.state import Notification, Run
 
 SERVER_TIME = "server_time"
 """The meta row holding the latest server time a write recorded."""
+LOG_ROWS = 1000
+"""Run log entries per insert statement, well under SQLite's limit of bound values."""
 VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
 
 
@@ -137,6 +139,40 @@ class SqliteTransaction:
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
         self._c.execute(
             "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", (token_hash, run_id, step_id)
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
+        # row whose slot an older entry holds (the ring came round) is replaced; one this same entry
+        # holds (a repeat) is counted.
+        for start in range(0, len(entries), LOG_ROWS):
+            self._append(run_id, entries[start : start + LOG_ROWS])
+
+    def _append(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
+        args: list[Any] = []
+        for e in entries:
+            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            args += [
+                run_id,
+                runlog.slot(e.seq),
+                e.seq,
+                e.at,
+                e.kind,
+                e.by,
+                e.step_id,
+                e.note,
+                e.count,
+                detail,
+            ]
+        self._c.execute(
+            "INSERT INTO run_log (run_id, slot, seq, at, kind, by, step_id, note, count, detail) "
+            f"VALUES {rows} ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN seq = excluded.seq THEN count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN seq = excluded.seq THEN at ELSE excluded.at END, "
+            "seq = excluded.seq, kind = excluded.kind, by = excluded.by, step_id = excluded.step_id, "
+            "note = excluded.note, detail = excluded.detail",
+            args,
         )
 
     async def save_request(self, record: RequestRecord) -> None:

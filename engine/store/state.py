@@ -134,6 +134,10 @@ class Run:
     """Every work item ever opened on this run: tells `already_decided` from `not_found`."""
     events: list[HeldEvent] = field(default_factory=list)
     counter: int = 0
+    log_seq: int = 0
+    """The `seq` of the run log's latest entry."""
+    log_tail: str | None = None
+    """What that entry repeats on (`runtime.journal`), None when it is not one that repeats."""
 
     @property
     def is_over(self) -> bool:

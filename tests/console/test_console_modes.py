@@ -79,7 +79,9 @@ async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, cl
         assert work.check_action("open_run", ()) is True
         assert app.check_action("start_run", ()) is False
         await press(pilot, "enter")
-        assert app.screen is app.main
+        assert isinstance(app.screen, RunScreen)  # read-only: Enter opens the item's run, not a form
+        await press(pilot, "escape")
+        assert app.screen is app.main  # type: ignore[comparison-overlap]  # mypy narrowed app.screen above
         await press(pilot, "o")
         run_screen = app.screen
         assert isinstance(run_screen, RunScreen)
