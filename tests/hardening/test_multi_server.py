@@ -141,12 +141,13 @@ async def test_three_servers_on_one_database_behave_as_one(servers: list[Served]
                 for n in range(50)
             )
         )
-        winners = [c for c in claims if c["ok"]]
-        assert len(winners) == 1 and winners[0]["data"]["token"]
+        winners = [n for n, c in enumerate(claims) if c["ok"]]
+        assert len(winners) == 1 and claims[winners[0]]["data"]["token"]
+        agent = AGENT_TOKENS[winners[0] % 3]  # the lease is the winner's: it submits
         assert {c["error"]["code"] for c in claims if not c["ok"]} == {"conflict"}
 
         # The run goes on through the other servers to its end.
-        token = winners[0]["data"]["token"]
+        token = claims[winners[0]]["data"]["token"]
         ok(
             await rpc[1].call(
                 agent, "submit", {"token": token, "output": {"note": "1"}, "summary": "s", "requestId": rid()}
