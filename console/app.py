@@ -131,6 +131,8 @@ class ApcApp(Scoped, App[None]):
         await self.reload_all()
         if self.live:
             self._timer = self.set_interval(self.config.refresh_seconds, self._tick)
+        if self.live and self.session.watch is not None:
+            self.run_worker(self.session.watch(self._tick), group="watch")
         self.call_after_refresh(self.ready.set)
 
     async def on_unmount(self) -> None:

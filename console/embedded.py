@@ -10,10 +10,12 @@ config to paste.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
 from console.client.local import LocalClient
@@ -148,7 +150,13 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         0, f"MCP endpoint {server.url}: the agent token and a client config are in the Endpoint tab (4)."
     )
 
+    closing = asyncio.Event()
+
+    async def watch(on_change: Callable[[], None]) -> None:
+        await engine.store.listen(lambda _runs: on_change(), closing)
+
     async def close() -> None:
+        closing.set()
         await server.stop()
         await engine.close()
 
@@ -161,6 +169,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         endpoint=endpoint,
         close=close,
         notices=notices,
+        watch=watch,
     )
 
 

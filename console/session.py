@@ -52,6 +52,9 @@ class Session:
     """Shown as toasts once the console is up (what start-up published or refused)."""
     presenter: Presenter | None = None
     """The controls of a live demo, when the console shows one."""
+    watch: Callable[[Callable[[], None]], Awaitable[None]] | None = None
+    """Call back on every change another server commits to the same database, until the session
+    closes (an embedded engine on PostgreSQL): the console reads again at once."""
 
 
 Opener = Callable[[], Awaitable[Session]]

@@ -87,7 +87,8 @@ async def test_serve_publishes_then_serves_until_stopped(
     [
         (
             ORG + "\n[server]\nlease = 60\n",
-            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
+            "server.lease: unknown key (allowed: database, database_pool_size, database_timeout_seconds, files, "
+            "lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
         ),
         (ORG.replace(f'email = "{MIRA}"', 'email = "mira"'), "people[0].email: not an email address"),
         (ORG + "\n[oauth]\nissuer = 7\n", "line 19: oauth.issuer: expected a non-empty string"),
