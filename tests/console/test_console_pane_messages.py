@@ -122,11 +122,13 @@ async def test_the_work_pane_offers_no_decision_when_read_only(
     async with app.run_test(size=(160, 40)) as pilot:
         pane.show(await work_entries(client), {}, clock.now(), PALETTE)
         pane.table.focus()
-        await press(pilot, "d", "enter")
+        await press(pilot, "d")
         assert pane.check_action("decide", ()) is False
         assert app.posted == []
+        await press(pilot, "enter")
+        assert [type(m) for m in app.posted] == [OpenRun], "read-only, Enter opens the item's run"
         await press(pilot, "o")
-        assert [type(m) for m in app.posted] == [OpenRun]
+        assert [type(m) for m in app.posted] == [OpenRun, OpenRun]
 
 
 async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_more(
