@@ -23,6 +23,7 @@ from engine.core import Engine
 from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path
 from engine.http.app import bind_socket, start_server
+from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
 
@@ -131,7 +132,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         else:
             notices.append(no_samples(samples))
     try:
-        server = await start_server(engine, HOST, sock=sock)
+        server = await start_server(engine, HOST, sock=sock, extra_tools=standard_extras())
     except BaseException:
         await engine.close()
         raise
