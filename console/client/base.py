@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
 from console.client.files import FetchedFile, fetch_url
 from console.client.wire import (
@@ -55,6 +55,26 @@ class Capabilities:
     """A published version's document, which the process map and the body are drawn from."""
     presenter: bool = False
     """Presenter controls of a live demo (the session brings them, not the client)."""
+
+
+@dataclass(frozen=True)
+class Who:
+    """Who the connection acts as: `apc_whoami`'s answer, or what the token says when a server lacks it."""
+
+    kind: Literal["person", "agent"]
+    id: str
+    email: str | None
+    operator: bool
+    confirmed: bool = True
+    """False when guessed from the token (another server): then `operator` is not known, only False."""
+
+    @classmethod
+    def of(cls, identity: Identity) -> Who:
+        email = identity.id if identity.is_person else None
+        return cls(identity.kind, identity.id, email, identity.is_person and identity.operator)
+
+    def identity(self) -> Identity:
+        return Identity(self.kind, self.email or self.id, self.operator)
 
 
 @runtime_checkable
@@ -105,6 +125,7 @@ class Client(Protocol):
         cursor: str | None = None,
     ) -> Envelope[ListRunsResult]: ...
     async def fetch_file(self, url: str) -> FetchedFile | Failure: ...
+    async def whoami(self) -> Who: ...
     async def close(self) -> None: ...
 
     async def publish(self, source: Path, bind: dict[str, str] | None = None) -> PublishResult: ...
@@ -239,6 +260,10 @@ class ToolClient:
 
     async def fetch_file(self, url: str) -> FetchedFile | Failure:
         return await fetch_url(url)
+
+    async def whoami(self) -> Who:
+        """Who the calls act as, as this client knows it (its identity); remote clients ask the server."""
+        return Who.of(self.identity)
 
     async def close(self) -> None:
         return None
