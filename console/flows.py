@@ -9,6 +9,7 @@ what the protocol records, names what it acts on, calls the server and shows its
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -38,7 +39,7 @@ from console.modals.common import (
 from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
 from console.modals.start import StartRunDialog
-from console.panes.evidence import EvidencePane, FileCheck, check_file
+from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
 from console.screens.run import RunDetail, RunScreen
 
 if TYPE_CHECKING:
@@ -75,20 +76,26 @@ class Flows:
         await screen.show(RunDetail(view, document, bars), app.now(), app.palette)
         pane = screen.evidence
         unchecked = pane.unchecked()
-        if unchecked:
-            pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
+        if unchecked and not pane.reading_files:
+            pane.run_worker(self.check_files(pane, unchecked), group=READING, exclusive=True)
 
     async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
-        """Read each file back through its signed URL and record whether it still matches its hash."""
-        for item in items:
-            url = item.get("url")
-            result: FileCheck
-            if not url:
-                result = "no URL"
-            else:
-                fetched = await self.app.client.fetch_file(url)
-                result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
-            pane.record(item, result)
+        """Read each file back through its signed URL and record whether it still matches its hash.
+
+        Progress shows in the pane as it comes; `esc` there cancels this worker."""
+        pane.reading_files = True
+        try:
+            for item in items:
+                url = item.get("url")
+                result: FileCheck
+                if not url:
+                    result = "no URL"
+                else:
+                    fetched = await self.app.client.fetch_file(url, partial(pane.progress, item))
+                    result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
+                pane.record(item, result)
+        finally:
+            pane.reading_files = False
         pane.redraw()
 
     # decide

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal, Protocol, runtime_checkable
 
-from console.client.files import FetchedFile, fetch_url
+from console.client.files import FetchedFile, Progress, fetch_url
 from console.client.wire import (
     CancelResult,
     ClaimResult,
@@ -124,7 +124,7 @@ class Client(Protocol):
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Envelope[ListRunsResult]: ...
-    async def fetch_file(self, url: str) -> FetchedFile | Failure: ...
+    async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure: ...
     async def whoami(self) -> Who: ...
     async def close(self) -> None: ...
 
@@ -258,8 +258,8 @@ class ToolClient:
             ),
         )
 
-    async def fetch_file(self, url: str) -> FetchedFile | Failure:
-        return await fetch_url(url)
+    async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure:
+        return await fetch_url(url, progress=progress)
 
     async def whoami(self) -> Who:
         """Who the calls act as, as this client knows it (its identity); remote clients ask the server."""

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlsplit
 
 from console.client.base import Capabilities, RequestIds, ToolClient
 from console.client.envelope import failure
-from console.client.files import FetchedFile
+from console.client.files import FetchedFile, Progress
 from console.client.wire import Failure
 from engine.core import Engine
 from engine.document import Process, load, load_path
@@ -37,7 +37,7 @@ class LocalClient(ToolClient):
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
         return await self.engine.call(self.identity, tool, arguments)
 
-    async def fetch_file(self, url: str) -> FetchedFile | Failure:
+    async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure:
         """Serve a signed URL the way the HTTP file route does, without needing the endpoint running."""
         parts = urlsplit(url)
         file_id = parts.path.rsplit("/", 1)[-1]
@@ -49,6 +49,8 @@ class LocalClient(ToolClient):
         if stored is None:
             return failure("not_found", "this file is not available")
         content = await asyncio.to_thread(stored.path.read_bytes)
+        if progress is not None:
+            progress(len(content), len(content))
         return FetchedFile(content, stored.file_name, stored.content_type)
 
     async def publish(self, source: Path, bind: dict[str, str] | None = None) -> PublishResult:
