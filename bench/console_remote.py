@@ -159,7 +159,7 @@ async def measure(root: Path, items: int, seconds: float) -> dict[str, dict[str,
         await seed(engine, items)
         print(f"seeded: {items} open work items in {time.perf_counter() - seeded:.1f} s", flush=True)
         counted = Counted(engine)
-        server = await start_server(counted, port=port, extra_tools=standard_extras())
+        server = await start_server(counted, port=port, extra_tools=standard_extras(engine))
         try:
             who = Who("person", REVIEWER.id, REVIEWER.id, False)
             clients: dict[str, Callable[[], ToolClient]] = {

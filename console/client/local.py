@@ -15,6 +15,7 @@ from urllib.parse import parse_qs, urlsplit
 from console.client.base import Capabilities, RequestIds, ToolClient
 from console.client.envelope import failure
 from console.client.files import FetchedFile, Progress
+from console.client.run_log import RUN_LOG_TOOL
 from console.client.wire import Failure
 from engine.core import Engine
 from engine.document import Process, load, load_path
@@ -46,8 +47,14 @@ class LocalClient(ToolClient):
         self._hop = hop
 
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
+        if tool == RUN_LOG_TOOL:
+            logged: dict[str, Any] = await self._hop(self.engine.run_log(self.identity, arguments))
+            return logged
         answer: dict[str, Any] = await self._hop(self.engine.call(self.identity, tool, arguments))
         return answer
+
+    async def extra_tools(self) -> frozenset[str]:
+        return frozenset({RUN_LOG_TOOL})
 
     async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure:
         """Serve a signed URL the way the HTTP file route does, without needing the endpoint running."""

@@ -17,6 +17,7 @@ from console.client.connection import ConnectionFailed, McpConnection
 from console.client.envelope import failure
 from console.client.wire import Failure
 from engine.identity import Identity
+from engine.tools.dispatch import TOOL_ORDER
 
 WHOAMI = "apc_whoami"
 MCP_PATH = "/mcp"
@@ -99,6 +100,15 @@ class RemoteClient(ToolClient):
             self._who = who
             self.identity = who.identity()
         return self._who
+
+    async def extra_tools(self) -> frozenset[str]:
+        """What `tools/list` offered beyond the fourteen when the session opened; nothing while it cannot
+        be reached."""
+        try:
+            opened = await self.connection.open()
+        except ConnectionFailed:
+            return frozenset()
+        return opened.tools - set(TOOL_ORDER)
 
     async def close(self) -> None:
         await self.connection.aclose()

@@ -243,7 +243,7 @@ class DemoSystem:
         presenter = DemoPresenter()
         try:
             server = await start_server(
-                engine, settings.host, sock=sock, extra_tools=[*standard_extras(), presenter.tool()]
+                engine, settings.host, sock=sock, extra_tools=[*standard_extras(engine), presenter.tool()]
             )
         except BaseException:
             await engine.close()

@@ -208,7 +208,7 @@ async def serve(
                 oauth=oauth,
                 public_url=public_url,
                 sock=sock,
-                extra_tools=standard_extras(),
+                extra_tools=standard_extras(engine),
             )
         except OSError as error:
             log.error("cannot listen on %s:%s: %s", options.host, port, error.strerror or error)

@@ -40,7 +40,7 @@ async def engine(tmp_path: Path) -> AsyncIterator[Engine]:
 
 @pytest.fixture
 async def server(engine: Engine) -> AsyncIterator[RunningServer]:
-    running = await start_server(engine, port=0, extra_tools=standard_extras())
+    running = await start_server(engine, port=0, extra_tools=standard_extras(engine))
     try:
         yield running
     finally:
@@ -143,7 +143,7 @@ async def test_apc_ends_at_start_with_status_2_and_one_clear_line(
 
 async def test_the_session_reconnects_after_the_server_comes_back(engine: Engine) -> None:
     port = free_port()
-    running = await start_server(engine, port=port, extra_tools=standard_extras())
+    running = await start_server(engine, port=port, extra_tools=standard_extras(engine))
     client = RemoteClient(running.url, OPS_TOKEN)
     try:
         assert (await client.describe())["ok"]
@@ -153,7 +153,7 @@ async def test_the_session_reconnects_after_the_server_comes_back(engine: Engine
             "ok": False,
             "error": {"code": "retry", "message": f"lost the connection to {running.url}"},
         }
-        running = await start_server(engine, port=port, extra_tools=standard_extras())
+        running = await start_server(engine, port=port, extra_tools=standard_extras(engine))
         assert (await client.describe())["ok"]
         assert client.connection.opened == 2
     finally:

@@ -18,7 +18,7 @@ from tests.support.mcp import McpCaller
 
 @pytest.fixture
 async def standard(engine: Engine) -> AsyncIterator[RunningServer]:
-    running = await start_server(engine, port=0, extra_tools=standard_extras())
+    running = await start_server(engine, port=0, extra_tools=standard_extras(engine))
     try:
         yield running
     finally:
