@@ -34,7 +34,7 @@ async def test_the_run_log_is_listed_beside_the_fourteen_and_read_by_anyone_get_
     schema = Draft202012Validator(result_schema())
     async with McpCaller(served.url, AGENT_TOKEN) as agent:
         listed = await agent.list_tools()
-        assert [t["name"] for t in listed] == [*TOOL_ORDER, TOOL]
+        assert [t["name"] for t in listed] == [*TOOL_ORDER, TOOL, "apc_whoami"]
         tool = next(t for t in listed if t["name"] == TOOL)
         assert tool["annotations"]["readOnlyHint"] is True
         assert tool["inputSchema"]["required"] == ["runId"]

@@ -48,7 +48,7 @@ async def test_it_is_listed_read_only_with_its_schemas_and_describe_is_unchanged
     async with McpCaller(standard.url, MIRA_TOKEN) as caller:
         listed = await caller.list_tools()
         described = await caller.call("describe", {})
-    assert [tool["name"] for tool in listed] == [*TOOL_ORDER, TOOL]
+    assert [tool["name"] for tool in listed] == [*TOOL_ORDER, "apc_run_log", TOOL]
     tool = listed[-1]
     assert tool["inputSchema"] == INPUT_SCHEMA
     assert tool["outputSchema"]["anyOf"][0]["properties"]["data"] == DATA_SCHEMA
