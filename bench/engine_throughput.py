@@ -38,11 +38,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
 from bench import pg_throughput
+from bench.old_mcp_client import McpHttpClient
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.http.client import McpHttpClient
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
 from engine.store.sqlite import SqliteStore, connect

@@ -214,6 +214,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("evidence.view", "enter,v", "view_file", "View", "evidence", "Open a text file in a viewer"),
     ActionSpec("evidence.save", "S", "save_file", "Save", "evidence", "Save the file to a path"),
     ActionSpec("evidence.copy", "c", "copy_url", "Copy URL", "evidence", "Copy the file's URL or the link"),
+    ActionSpec("evidence.stop", "escape", "stop_reading", "Stop", "evidence", "Stop reading files back"),
     ActionSpec("modal.submit", "ctrl+s", "submit", "Submit", "modal", "Send the form"),
     ActionSpec("modal.close", "escape", "close", "Close", "modal", "Close without sending"),
 )

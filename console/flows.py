@@ -9,6 +9,7 @@ what the protocol records, names what it acts on, calls the server and shows its
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -39,7 +40,7 @@ from console.modals.common import (
 from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
 from console.modals.start import StartRunDialog
-from console.panes.evidence import EvidencePane, FileCheck, check_file
+from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
 from console.screens.run import RunDetail, RunScreen
 
 if TYPE_CHECKING:
@@ -77,8 +78,8 @@ class Flows:
         await screen.show(RunDetail(view, document, bars, log, note), app.now(), app.palette)
         pane = screen.evidence
         unchecked = pane.unchecked()
-        if unchecked:
-            pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
+        if unchecked and not pane.reading_files:
+            pane.run_worker(self.check_files(pane, unchecked), group=READING, exclusive=True)
 
     async def run_log(self, run_id: str) -> tuple[RunLog | None, str]:
         """The whole run log (every page; a run keeps at most about a thousand entries), or None
@@ -101,16 +102,22 @@ class Flows:
             answer = again
 
     async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
-        """Read each file back through its signed URL and record whether it still matches its hash."""
-        for item in items:
-            url = item.get("url")
-            result: FileCheck
-            if not url:
-                result = "no URL"
-            else:
-                fetched = await self.app.client.fetch_file(url)
-                result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
-            pane.record(item, result)
+        """Read each file back through its signed URL and record whether it still matches its hash.
+
+        Progress shows in the pane as it comes; `esc` there cancels this worker."""
+        pane.reading_files = True
+        try:
+            for item in items:
+                url = item.get("url")
+                result: FileCheck
+                if not url:
+                    result = "no URL"
+                else:
+                    fetched = await self.app.client.fetch_file(url, partial(pane.progress, item))
+                    result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
+                pane.record(item, result)
+        finally:
+            pane.reading_files = False
         pane.redraw()
 
     # decide
