@@ -14,11 +14,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.segment import Segment
 from rich.style import Style
 from rich.text import Text
 from textual import events
+from textual.binding import BindingType
 from textual.geometry import Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
@@ -45,7 +47,7 @@ class Window:
 
 class VirtualTable(ScrollView, can_focus=True):
     SCOPE = "table"
-    BINDINGS = [
+    BINDINGS: ClassVar[list[BindingType]] = [
         ("up", "cursor_up"),
         ("down", "cursor_down"),
         ("pageup", "page_up"),
@@ -55,7 +57,7 @@ class VirtualTable(ScrollView, can_focus=True):
         ("enter", "select_cursor"),
         *bindings("table"),
     ]
-    COMPONENT_CLASSES = {
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
         "virtual-table--header",
         "virtual-table--even-row",
         "virtual-table--odd-row",

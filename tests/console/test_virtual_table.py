@@ -10,7 +10,7 @@ from textual import events
 from textual.app import App, ComposeResult
 
 from console.widgets.live_table import Column
-from console.widgets.virtual_table import PLACEHOLDER, VirtualTable, Window
+from console.widgets.virtual_table import PLACEHOLDER, Cells, VirtualTable, Window
 
 COLUMNS = (Column("n", "N", 6), Column("name", "Name", 12))
 SIZE = (40, 12)
@@ -18,7 +18,7 @@ SIZE = (40, 12)
 
 
 class Bare(App[None]):
-    def __init__(self, source: dict[str, tuple[Text, ...]] | None = None) -> None:
+    def __init__(self, source: dict[str, Cells] | None = None) -> None:
         super().__init__()
         self.source = source
         self.asked: list[str] = []
@@ -30,7 +30,7 @@ class Bare(App[None]):
         else:
             data = self.source
 
-            def cells(key: str) -> tuple[Text, ...] | None:
+            def cells(key: str) -> Cells | None:
                 self.asked.append(key)
                 return data.get(key)
 
@@ -47,6 +47,10 @@ class Bare(App[None]):
         return self.query_one(VirtualTable)
 
 
+def table_of(app: App[None]) -> VirtualTable:
+    return app.query_one(VirtualTable)
+
+
 def rows(keys: list[str]) -> list[tuple[str, list[Text]]]:
     return [(key, [Text(key), Text(f"name {key}")]) for key in keys]
 
@@ -57,7 +61,7 @@ def line(table: VirtualTable, y: int) -> str:
 
 async def test_sync_keeps_order_and_counts_what_changed() -> None:
     async with Bare().run_test(size=SIZE) as pilot:
-        table = pilot.app.table
+        table = table_of(pilot.app)
         first = table.sync(rows(["a", "b", "c"]))
         assert (first.added, first.removed, first.changed) == (3, 0, 0)
         again = table.sync([("c", [Text("c"), Text("renamed")]), *rows(["a", "d"])])
@@ -71,7 +75,7 @@ async def test_sync_keeps_order_and_counts_what_changed() -> None:
 
 async def test_cursor_stays_on_its_row_when_rows_are_inserted_above() -> None:
     async with Bare().run_test(size=SIZE) as pilot:
-        table = pilot.app.table
+        table = table_of(pilot.app)
         keys = [f"k{n}" for n in range(100)]
         table.sync(rows(keys))
         table.focus()
@@ -89,7 +93,7 @@ async def test_cursor_stays_on_its_row_when_rows_are_inserted_above() -> None:
 
 async def test_cursor_keeps_its_place_when_its_row_goes() -> None:
     async with Bare().run_test(size=SIZE) as pilot:
-        table = pilot.app.table
+        table = table_of(pilot.app)
         table.sync(rows(["a", "b", "c", "d"]))
         table.move_cursor(row=2)
         table.sync(rows(["a", "b", "d"]))
@@ -101,7 +105,7 @@ async def test_cursor_keeps_its_place_when_its_row_goes() -> None:
 
 
 async def test_only_visible_rows_are_asked_for_their_cells() -> None:
-    data = {f"k{n}": (Text(str(n)), Text(f"row {n}")) for n in range(100_000)}
+    data: dict[str, Cells] = {f"k{n}": (Text(str(n)), Text(f"row {n}")) for n in range(100_000)}
     app = Bare(data)
     async with app.run_test(size=SIZE) as pilot:
         table = app.table
@@ -118,7 +122,7 @@ async def test_only_visible_rows_are_asked_for_their_cells() -> None:
 
 
 async def test_unchanged_cells_are_not_rendered_again_and_missing_rows_are_placeholders() -> None:
-    data = {f"k{n}": (Text(str(n)), Text(f"row {n}")) for n in range(5)}
+    data: dict[str, Cells] = {f"k{n}": (Text(str(n)), Text(f"row {n}")) for n in range(5)}
     app = Bare(data)
     async with app.run_test(size=SIZE) as pilot:
         table = app.table
@@ -136,14 +140,14 @@ async def test_unchanged_cells_are_not_rendered_again_and_missing_rows_are_place
 
 async def test_zebra_stripes_cursor_and_cell_styles() -> None:
     async with Bare().run_test(size=SIZE) as pilot:
-        table = pilot.app.table
+        table = table_of(pilot.app)
         table.sync([("a", [Text("a"), Text("late", style="red")]), *rows(["b", "c"])])
         table.focus()
         table.move_cursor(row=2)
         await pilot.pause()
 
         def background(y: int) -> object:
-            return next(iter(table.render_line(y))).style.bgcolor  # type: ignore[union-attr]
+            return next(iter(table.render_line(y))).style.bgcolor  # type: ignore[union-attr,unused-ignore]
 
         assert background(1) != background(2), "even and odd rows differ"
         assert background(3) not in (background(1), background(2)), "the cursor row stands out"
