@@ -62,6 +62,7 @@ async def run_updates(client: Client) -> dict[str, str]:
 KEEP_PAGES = 50
 """Pages whose rows are kept (5,000 rows): the keys of every page read stay, the rows of the rest go."""
 
+Change = tuple[T | None, T, bool]
 Fetch = Callable[[str | None], Awaitable[Envelope[Page[T]]]]
 
 
@@ -92,6 +93,18 @@ class PagedList(Generic[T]):
         self._unfinished = False
         """The last page holds rows pushed out of the one before and must be read again before going on."""
         self.started = False
+        self.changes: list[Change[T]] = []
+
+    @classmethod
+    def whole(cls, items: list[T], key: Callable[[T], str]) -> PagedList[T]:
+        """A list read whole elsewhere (tests, small lists)."""
+
+        async def nothing(cursor: str | None) -> Envelope[Page[T]]:
+            return {"ok": True, "data": {"items": [], "nextCursor": None}}
+
+        made = cls(nothing, key)
+        made.replace(items)
+        return made
 
     @property
     def pages(self) -> int:
@@ -105,6 +118,10 @@ class PagedList(Generic[T]):
     def row(self, key: str) -> T | None:
         """The row, when its page is kept."""
         return self._rows.get(key)
+
+    def kept(self) -> list[T]:
+        """Every kept row, in no particular order (cheaper than `rows`)."""
+        return list(self._rows.values())
 
     def rows(self) -> list[T]:
         """Every kept row, in the server's order."""
@@ -143,21 +160,34 @@ class PagedList(Generic[T]):
         answer = await self._fetch(cursor)
         if not answer["ok"]:
             return answer
-        data = answer["data"]
-        items, next_cursor = data["items"], data["nextCursor"]
+        self.apply(page, cursor, answer["data"]["items"], answer["data"]["nextCursor"])
+        return None
+
+    def replace(self, items: list[T]) -> None:
+        """Take a list read whole, as if it were one page with nothing after it."""
+        self.apply(0, None, items, None)
+
+    def apply(self, page: int, cursor: str | None, items: list[T], next_cursor: str | None) -> None:
+        """Splice one page's answer in (see the class)."""
         self.started = True
         fresh = [self._key(item) for item in items]
         fresh_set = set(fresh)
-        if page == len(self._starts):
+        if page >= len(self._starts):
+            page = len(self._starts)
             self._starts.append(len(self.keys))
             self._cursors.append(cursor)
             old: list[str] = []
         else:
             old = self.keys[self._starts[page] : self._end(page)]
+        following = self.keys[self._end(page) : self._end(page + 1)] if page + 1 < len(self._starts) else []
+        known = set(old) | set(following)
+        self.changes.extend(
+            (self._rows.get(key), item, key not in known) for key, item in zip(fresh, items, strict=True)
+        )
         pushed = [] if next_cursor is None else _tail_after(old, fresh, fresh_set)
         self._splice(page, fresh)
-        for item in items:
-            self._rows[self._key(item)] = item
+        for key, item in zip(fresh, items, strict=True):
+            self._rows[key] = item
         moved = set(pushed)
         for gone in old:
             if gone not in fresh_set and gone not in moved:
@@ -181,7 +211,15 @@ class PagedList(Generic[T]):
             self._cursors[page + 1] = next_cursor
             self._settle_next(page, fresh_set, pushed)
         self._evict()
-        return None
+
+    def more_on_server(self) -> None:
+        """A list read whole but cut short: the server said there is more (no cursor to read it with)."""
+        self._unfinished = True
+
+    def take_changes(self) -> list[Change[T]]:
+        """Rows read since the last call: (the row as kept before or None, the row now, whether it is new)."""
+        changes, self.changes = self.changes, []
+        return changes
 
     def _splice(self, page: int, fresh: list[str]) -> None:
         start, end = self._starts[page], self._end(page)

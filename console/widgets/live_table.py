@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from rich.text import Text
+from textual.message import Message
 from textual.widgets import DataTable
 
 from console.actions import bindings
@@ -30,6 +31,10 @@ class SyncResult:
     removed: int
     changed: int
     """Cells rewritten."""
+
+
+class StopRequested(Message):
+    """`esc` in a table: stop a long load or bulk action where it stands (the app knows which runs)."""
 
 
 def _same(before: Text, after: Text) -> bool:
@@ -60,6 +65,9 @@ class LiveTable(DataTable[Text]):
     def keys(self) -> list[str]:
         """Row keys in display order."""
         return list(self._order)
+
+    def action_stop_loading(self) -> None:
+        self.post_message(StopRequested())
 
     @property
     def current_key(self) -> str | None:

@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from console.actions import bindings
-from console.widgets.live_table import Column, SyncResult
+from console.widgets.live_table import Column, StopRequested, SyncResult
 
 Cells = Sequence[Text]
 Source = Callable[[str], Cells | None]
@@ -314,6 +314,9 @@ class VirtualTable(ScrollView, can_focus=True):
         self.move_cursor(row=len(self._keys) - 1)
         if at_end or self._keys:
             self.post_message(self.BottomRequested(self))
+
+    def action_stop_loading(self) -> None:
+        self.post_message(StopRequested())
 
     def action_select_cursor(self) -> None:
         key = self.current_key
