@@ -39,7 +39,7 @@ from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
-from console.widgets.live_table import StopRequested
+from console.widgets.live_table import STOPPABLE, StopRequested
 
 LIVE_TOAST_SECONDS = 3.0
 """Live notices come often on a busy server; they leave quicker than answers to the operator's actions."""
@@ -285,7 +285,7 @@ class ApcApp(Scoped, App[None]):
     def stop_loading(self) -> None:
         """`esc` in a table: stop a load to the end, or a bulk cancel, where it stands."""
         for worker in self.workers:
-            if worker.group in ("load-all", "cancel") and not worker.is_finished:
+            if worker.group in STOPPABLE and not worker.is_finished:
                 worker.cancel()
                 self.toast("Stopped")
 

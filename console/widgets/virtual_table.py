@@ -27,7 +27,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from console.actions import bindings
-from console.widgets.live_table import Column, StopRequested, SyncResult
+from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
 
 Cells = Sequence[Text]
 Source = Callable[[str], Cells | None]
@@ -314,6 +314,12 @@ class VirtualTable(ScrollView, can_focus=True):
         self.move_cursor(row=len(self._keys) - 1)
         if at_end or self._keys:
             self.post_message(self.BottomRequested(self))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`esc` is the table's only while something runs that it stops; else it goes to the screen."""
+        if action == "stop_loading":
+            return any(w.group in STOPPABLE and not w.is_finished for w in self.app.workers)
+        return super().check_action(action, parameters)
 
     def action_stop_loading(self) -> None:
         self.post_message(StopRequested())
