@@ -267,10 +267,11 @@ class ApcApp(Scoped, App[None]):
                 error = await lists.to_end(pages, progress)
             finally:
                 pane.progress = ""
+            self._show_list(message.source)
             pane.table.move_cursor(row=len(pages.keys) - 1)
         else:
             error = await lists.wanted(pages, message.window)
-        self._show_list(message.source)
+            self._show_list(message.source)
         if error is not None:
             self.report_error(message.source, error)
 
