@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import asyncio
 from bisect import bisect_right
+from pathlib import Path
 from typing import Any
 
+from bench.seed import publish_approval, seed_approvals
 from console.app import ApcApp
 from console.client.base import ToolClient
 from console.config import ConsoleConfig
 from console.session import Session
 from engine.clock import ManualClock
+from engine.core import Engine
 from engine.identity import person
-from tests.console.console_support import press, settle, shown
+from tests.console.console_support import make_app, make_client, press, settle, shown
 
 WHO = person("ops@example.com", operator=True)
 SIZE = (160, 48)
@@ -159,7 +162,8 @@ async def test_marks_survive_paging() -> None:
         assert "Cancel 2 marked runs" in str(app.screen.query_one(".dialog-title").render())
         await press(pilot, "escape")
         await press(pilot, "g")
-        assert [cells[0].plain for cells in map(runs.table.row_cells, ["r_000000", "r_000002"])] == ["●", " "]
+        marks = [(runs.table.row_cells(key) or ())[:1] for key in ("r_000000", "r_000002")]
+        assert [[cell.plain for cell in cells] for cells in marks] == [["●"], [" "]]
 
 
 async def test_a_refresh_during_a_key_burst_loses_no_keys() -> None:
@@ -174,3 +178,21 @@ async def test_a_refresh_during_a_key_burst_loses_no_keys() -> None:
         await settle(pilot)
         assert table.cursor_row == 30
         assert table.current_key == "r_000030/w_000030"
+
+
+async def test_a_queue_seeded_in_bulk_opens_on_its_first_page(
+    engine: Engine, clock: ManualClock, tmp_path: Path
+) -> None:
+    await publish_approval(engine, tmp_path / "bulk", "intake")
+    ids = await seed_approvals(engine, clock, 250)
+    app = make_app(make_client(engine), clock)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.ready.wait()
+        await settle(pilot)
+        work = app.main.work
+        assert work.table.row_count == 100
+        assert shown(app, "#work-status").split(" · ")[0].endswith(" of ≥100")
+        await press(pilot, "G")
+        assert work.table.row_count == 250
+        assert [key.split("/")[0] for key in work.table.keys] == ids
+        assert shown(app, "#work-status").split(" · ")[0].endswith("–250 of 250")
