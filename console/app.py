@@ -228,10 +228,9 @@ class ApcApp(Scoped, App[None]):
         lists.filter_work(filters.process)
         work_changed, work_error = await lists.visible(lists.work, work.table.window, head=True)
         changed |= work_changed
-        window = work.table.window
-        updated = await lists.ages(work.table.keys[window.first : window.last + 1])
         if work_error is None or lists.work.started:
-            work.show(lists.work, updated, now, self.palette, lists.work_process)
+            work.show(lists.work, work.updated, now, self.palette, lists.work_process)
+            await self._date_work()
         runs_error: Failure | None = None
         if full or main.active_tab == "runs" or not main.runs.loaded:
             runs_args, problems = main.runs.query_arguments()
@@ -272,8 +271,19 @@ class ApcApp(Scoped, App[None]):
         else:
             error = await lists.wanted(pages, message.window)
             self._show_list(message.source)
+            if message.source == "work":
+                await self._date_work()
         if error is not None:
             self.report_error(message.source, error)
+
+    async def _date_work(self) -> None:
+        """Date the work items on screen (their runs' last change), reading only runs not dated yet."""
+        work = self.main.work
+        window = work.table.window
+        updated = await self.lists.ages(work.table.keys[window.first : window.last + 1])
+        if updated != work.updated:
+            work.updated = updated
+            work.redraw(self.now(), self.palette)
 
     def _show_list(self, source: str) -> None:
         main, lists = self.main, self.lists
