@@ -85,6 +85,7 @@ class ApcApp(Scoped, App[None]):
         self._timer: Timer | None = None
         self._last_error = ""
         self._lists: Lists | None = None
+        self._processes_read = False
         self.backoff = Backoff(self.config.refresh_seconds)
         self.calls_paused = 0
         """Ticks skipped while paused (a paused console reads nothing)."""
@@ -216,8 +217,13 @@ class ApcApp(Scoped, App[None]):
             self.last_refresh = now
             self.update_status()
             return
-        if main.active_tab == "processes" or not main.processes.processes:
+        if (
+            main.active_tab == "processes"
+            or (full and not main.processes.processes)
+            or not self._processes_read
+        ):
             processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
+            self._processes_read = error is None
             if error is None:
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from console.client.paging import PagedList
+from console.refresh import Backoff
 
 
 class Server:
@@ -122,3 +123,33 @@ async def test_a_failed_read_changes_nothing() -> None:
     failure = await pages.read_next()
     assert failure is not None and not failure["ok"]
     assert pages.keys == keys(list(range(10))) and pages.more
+
+
+async def test_each_read_says_what_it_brought() -> None:
+    server = Server(list(range(15)))
+    pages = paged(server)
+    await pages.read_next()
+    first = pages.take_changes()
+    assert [(before, after["n"], new) for before, after, new in first][:2] == [
+        (None, 0, True),
+        (None, 1, True),
+    ]
+    assert pages.take_changes() == []
+    server.rows = [-1, *server.rows]
+    await pages.read(0)
+    changes = pages.take_changes()
+    assert [(after["n"], new) for _, after, new in changes] == [(-1, True)] + [(n, False) for n in range(9)]
+    assert changes[1][0] == {"n": 0}, "a row read again comes with the row as it was"
+
+
+def test_the_interval_doubles_while_nothing_changes_and_drops_back_on_a_change() -> None:
+    backoff = Backoff(2.0)
+    seconds = []
+    for changed in (False, False, False, False, True, False):
+        backoff.after(changed=changed)
+        seconds.append(backoff.seconds)
+    assert seconds == [4.0, 8.0, 16.0, 16.0, 2.0, 4.0]
+    backoff.after(changed=True, retry=True)
+    assert backoff.seconds == 8.0, "a server answering retry is given time even when something changed"
+    backoff.reset()
+    assert backoff.seconds == 2.0

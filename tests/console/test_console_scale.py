@@ -116,7 +116,9 @@ async def test_scrolling_and_G_read_100k_rows_page_by_page() -> None:
         while table.window.last + table.visible_rows < 100:
             await press(pilot, "pagedown")
         assert table.row_count == 200, "scrolled within a screen of the end: the next page is read"
-        await press(pilot, "G")
+        await pilot.press("G")
+        await app.workers.wait_for_complete()  # 1,000 pages: longer than `settle` waits on a busy machine
+        await settle(pilot)
         assert table.row_count == 100_000 and not pages.more
         assert table.current_key == "r_099999/w_099999"
         assert server.calls.count("get_work") == 1_000, "each of the 1,000 pages read once"
@@ -155,7 +157,9 @@ async def test_marks_survive_paging() -> None:
         runs = app.main.runs
         await press(pilot, "space", "space")
         assert runs.marked == {"r_000000", "r_000001"}
-        await press(pilot, "G")
+        await pilot.press("G")
+        await app.workers.wait_for_complete()
+        await settle(pilot)
         assert runs.table.row_count == 20_000 and runs.pages.row("r_000000") is None
         assert runs.marked == {"r_000000", "r_000001"}
         await press(pilot, "X")
@@ -196,3 +200,19 @@ async def test_a_queue_seeded_in_bulk_opens_on_its_first_page(
         assert work.table.row_count == 250
         assert [key.split("/")[0] for key in work.table.keys] == ids
         assert shown(app, "#work-status").split(" · ")[0].endswith("–250 of 250")
+
+
+async def test_a_tick_reads_the_first_page_only_and_a_paused_console_reads_nothing() -> None:
+    server = PageServer(10_000, 500)
+    app = app_for(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.ready.wait()
+        await settle(pilot)
+        server.calls.clear()
+        await app.reload_all(full=False)
+        assert server.calls == ["get_work"], "the work tab: its first page, which holds the rows on screen"
+        await press(pilot, "p")
+        server.calls.clear()
+        app._tick()
+        await settle(pilot)
+        assert server.calls == []
