@@ -135,6 +135,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
     from console.panes.runs import RunsPane
     from console.panes.work import WorkPane
     from console.screens.run import RunScreen
+    from console.widgets.scroll_pane import ScrollPane
     from console.widgets.virtual_table import VirtualTable
 
     handlers = {
@@ -146,6 +147,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         "run": RunScreen,
         "evidence": EvidencePane,
         "modal": Dialog,
+        "scroll": ScrollPane,
     }
     assert len({spec.id for spec in ACTIONS}) == len(ACTIONS)
     assert set(SCOPE_TITLES) == set(handlers)
