@@ -155,7 +155,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("table.down", "j", "cursor_down", "Down", "table", "Next row", show=False),
     ActionSpec("table.up", "k", "cursor_up", "Up", "table", "Previous row", show=False),
     ActionSpec("table.top", "g", "scroll_top", "Top", "table", "First row", show=False),
-    ActionSpec("table.bottom", "G", "scroll_bottom", "Bottom", "table", "Last row", show=False),
+    ActionSpec(
+        "table.bottom", "G", "scroll_bottom", "Bottom", "table", "Last row (loads on to the end)", show=False
+    ),
+    ActionSpec(
+        "table.stop",
+        "escape",
+        "stop_loading",
+        "Stop",
+        "table",
+        "Stop loading rows or a bulk cancel",
+        show=False,
+    ),
     ActionSpec("work.decide", "enter,d", "decide", "Decide", "work", "Open the decision form", write=True),
     ActionSpec("work.open_run", "o", "open_run", "Open run", "work", "The run of the selected item"),
     ActionSpec("work.filter", "slash", "filter", "Filter", "work", "Filter by text"),

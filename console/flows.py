@@ -8,6 +8,7 @@ what the protocol records, names what it acts on, calls the server and shows its
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
@@ -19,7 +20,9 @@ from console.client.files import FetchedFile
 from console.client.paging import all_pages
 from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import (
+    CancelResult,
     DecideResult,
+    Envelope,
     PersonWorkEntry,
     ProcessSummary,
     RecordedEvidence,
@@ -155,9 +158,25 @@ class Flows:
         self.app.push_screen(ReasonDialog(title, subject, confirm=confirm), confirmed)
 
     async def cancel(self, run_ids: Sequence[str], reason: str) -> None:
+        """Cancel each run in turn; with several, the runs status line counts them and `esc` stops the rest."""
         app = self.app
-        results = [(run_id, await app.client.cancel(run_id, reason)) for run_id in run_ids]
-        if len(results) == 1:
+        results: list[tuple[str, Envelope[CancelResult]]] = []
+        pane = app.main.runs
+        stopped = False
+        try:
+            for run_id in run_ids:
+                if len(run_ids) > 1:
+                    pane.progress = f"cancelling {len(results) + 1:,} of {len(run_ids):,}… (esc stops)"
+                    pane.show_status()
+                results.append((run_id, await app.client.cancel(run_id, reason)))
+        except asyncio.CancelledError:
+            stopped = True
+        finally:
+            pane.progress = ""
+            pane.show_status()
+        if stopped:
+            app.toast(f"Bulk cancel stopped after {len(results)} of {len(run_ids)} runs", severity="warning")
+        if len(results) == 1 and len(run_ids) == 1:
             run_id, answer = results[0]
             app.show_answer(f"Cancel {run_id}", answer, run_state_line)
         else:
@@ -218,6 +237,7 @@ class Flows:
             if identity is not None:
                 app.client.switch_identity(identity)
                 app.main.work.forget()
+                app.lists.forget()
                 app.toast(f"Now acting as {identity.id}")
                 app.reload_soon()
 

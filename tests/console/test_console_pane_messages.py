@@ -27,7 +27,7 @@ from console.messages import (
     EventRequested,
     Notice,
     OpenRun,
-    RefreshRequested,
+    RowsWanted,
     SaveFileRequested,
     StartRunRequested,
     ViewTextRequested,
@@ -40,6 +40,7 @@ from console.panes.work import WorkPane
 from console.scoped import Permissions
 from console.screens.run import RunDetail, RunScreen
 from console.widgets.map_view import MapView
+from console.widgets.virtual_table import Window
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, press, run_view, settle, work_entries
 
@@ -145,7 +146,7 @@ async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_m
         shown = pane.table.keys
         assert sorted(shown) == sorted(started)
         await press(pilot, "o", "x")
-        opened, cancel_one = app.posted
+        opened, cancel_one = [m for m in app.posted if not isinstance(m, RowsWanted)]
         assert isinstance(opened, OpenRun) and opened.run_id == shown[0]
         assert isinstance(cancel_one, CancelRequested) and cancel_one.runs == (pane.runs[shown[0]],)
 
@@ -155,7 +156,8 @@ async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_m
         assert [run["id"] for run in bulk.runs] == [shown[0], shown[2]]
 
         await press(pilot, "m")
-        assert isinstance(app.posted[-1], RefreshRequested) and pane.pages == 2
+        wanted = app.posted[-1]
+        assert isinstance(wanted, RowsWanted) and (wanted.source, wanted.window) == ("runs", Window(3, 3))
 
         await agent.call("send_event", runId=started[1], name="invoice-paid")
         pane.show(await runs_listed(client), False, PALETTE, [])
