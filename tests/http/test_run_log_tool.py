@@ -67,7 +67,7 @@ async def test_the_remote_client_reads_the_log_where_it_is_offered_and_says_none
         started = await agent.start_run("screening", {"vendorName": "Acme"})
         assert started["ok"]
         run_id = started["data"]["run"]["id"]
-        assert await agent.extra_tools() == frozenset({TOOL})
+        assert await agent.extra_tools() == frozenset({TOOL, "apc_whoami"})
         log = await agent.run_log(run_id, limit=1)
         assert log is not None and log["ok"]
         assert [e["kind"] for e in log["data"]["entries"]] == ["run_started"]
