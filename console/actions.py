@@ -56,6 +56,8 @@ SCOPE_TITLES = {
     "run": "Run detail",
     "evidence": "Evidence",
     "modal": "Dialogs",
+    "decide": "Decision form",
+    "confirm": "Confirmation",
 }
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -193,6 +195,25 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("evidence.copy", "c", "copy_url", "Copy URL", "evidence", "Copy the file's URL or the link"),
     ActionSpec("modal.submit", "ctrl+s", "submit", "Submit", "modal", "Send the form"),
     ActionSpec("modal.close", "escape", "close", "Close", "modal", "Close without sending"),
+    ActionSpec(
+        "decide.approve", "a", "choose('approved')", "Approve", "decide", "Choose approve", show=False
+    ),
+    ActionSpec("decide.reject", "x", "choose('rejected')", "Reject", "decide", "Choose reject", show=False),
+    ActionSpec(
+        "decide.complete", "c", "choose('completed')", "Complete", "decide", "Choose complete", show=False
+    ),
+    ActionSpec(
+        "decide.return",
+        "b",
+        "choose('returned')",
+        "Return",
+        "decide",
+        "Choose return (send back)",
+        show=False,
+    ),
+    ActionSpec("decide.fail", "f", "choose('failed')", "Fail", "decide", "Choose fail", show=False),
+    ActionSpec("confirm.yes", "y", "confirm_yes", "Yes", "confirm", "Send the decision as named"),
+    ActionSpec("confirm.no", "n,escape", "confirm_no", "No", "confirm", "Back to the form, nothing sent"),
 )
 
 _BY_SCOPE_ACTION = {(spec.scope, spec.action): spec for spec in ACTIONS}

@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.answer import answer_lines, event_line, run_state_line
+from console.answer import answer_lines, event_line, run_now_line, run_state_line
 from console.client import Identity, failure
 from console.client.files import FetchedFile
 from console.client.paging import all_pages
@@ -98,11 +98,17 @@ class Flows:
 
         def decided(result: DecideResult | None) -> None:
             if result is not None:
-                app.toast(f"Decision accepted: {run_state_line(result)}")
+                app.toast(f"{dialog.decision} {entry['workItem']['stepId']}: {run_now_line(result)}")
                 app.reload_soon()
 
         dialog = DecideDialog(
-            app.client, entry, app.palette, people=app.people(), check_bars=self.documents.check_bars
+            app.client,
+            entry,
+            app.palette,
+            people=app.people(),
+            check_bars=self.documents.check_bars,
+            confirm_approvals=app.config.confirm_approvals,
+            now=app.now,
         )
         app.push_screen(dialog, decided)
 

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
+from textual.widget import Widget
 from textual.widgets import Input, Label, Select, Static, Switch, TextArea
 
 from console.client.wire import FieldSpec, FieldType, Json
@@ -181,6 +182,14 @@ class FieldsForm(Vertical):
             yield Static(Text("No fields.", style="dim"))
         for field in self.fields:
             yield FieldEditor(field, people=self.people, initial=self.initial.get(field.name, MISSING))
+
+    def first_empty(self) -> Widget | None:
+        """The widget of the first required field with nothing in it yet."""
+        for editor in self.query(FieldEditor):
+            value, _ = editor.read()
+            if value is MISSING and not editor.field.optional:
+                return editor.query_one(f"#{editor.input_id}")
+        return None
 
     def collect(self) -> tuple[dict[str, Json], list[str]]:
         values: dict[str, Json] = {}

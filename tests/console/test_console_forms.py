@@ -40,7 +40,7 @@ def fill(app: ApcApp, values: dict[str, str]) -> None:
 
 async def open_form(app: ApcApp, pilot: Pilot[None]) -> DecideDialog:
     await app.ready.wait()
-    await press(pilot, "enter")
+    await press(pilot, "enter", "c")
     assert isinstance(app.screen, DecideDialog)
     return app.screen
 
@@ -120,7 +120,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         form.query_one("#route", Select).value = "refused"
         type_into(app, "#reason", "The cost centre is missing.")
         form.query_one("#summary", TextArea).load_text("Filled from the ticket; cost centre unknown.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "refused")
         record = view["data"]["steps"]["fill_form"]
@@ -140,7 +140,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         ]
         assert (record["next"], record["reason"]) == ("refused", "The cost centre is missing.")
         assert record["summary"] == "Filled from the ticket; cost centre unknown."
-        assert app.toasts[0] == f"Decision accepted: {run_id} ended: refused"
+        assert app.toasts[0] == f"completed fill_form: {run_id[:6]}… now ended: refused"
 
 
 async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
@@ -173,7 +173,7 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
                 blob.write_bytes(b"changed on disk\n")
         form.query_one("#route", Select).value = "accepted"
         type_into(app, "#reason", "Complete.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         assert isinstance(app.screen, DecideDialog)
         assert shown(app, "#problem").splitlines() == [
             "The server did not accept this decision:",
