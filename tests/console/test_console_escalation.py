@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Select, Switch
+from textual.widgets import Checkbox, Select
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
@@ -59,7 +59,7 @@ async def test_complete_an_escalation_in_the_agents_place(
         form = app.screen
         assert isinstance(form, DecideDialog)
         await click(pilot, "#decision-completed")
-        form.query_one("#field-cleared", Switch).value = True
+        form.query_one("#field-cleared", Checkbox).value = True
         type_into(app, "#field-summary", "No hits on either list.")
         type_into(app, "#evidence-path", str(report))
         await click(pilot, "#attach")

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Button, Switch
+from textual.widgets import Button, Checkbox
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
@@ -25,7 +25,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
         form = app.screen
         assert isinstance(form, DecideDialog)
         await settle(pilot)
-        form.query_one("#field-fine", Switch).value = True
+        form.query_one("#field-fine", Checkbox).value = True
 
         finance = next(e for e in app.main.work.entries.values() if e["workItem"]["stepId"] == "finance")
         clock.advance(minutes=3)
