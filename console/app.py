@@ -8,16 +8,16 @@ panes ask for (`console.messages`) with `@on`, leaving the flows that span scree
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
-from textual.screen import ModalScreen
+from textual.screen import ModalScreen, Screen
 from textual.timer import Timer
 from textual.widgets import Input, TextArea
 
@@ -325,7 +325,31 @@ class ApcApp(Scoped, App[None]):
         self.update_status()
 
     def action_pick_theme(self) -> None:
-        self.action_change_theme()
+        """Our themes first, then Textual's; the current one marked."""
+        ours = [theme.name for theme in self.loaded_themes.themes]
+        names = ours + sorted(name for name in self.available_themes if name not in ours)
+
+        def label(name: str) -> str:
+            mark = "● " if name == self.theme else "  "
+            return (
+                f"{mark}{name}"
+                + (" (current)" if name == self.theme else "")
+                + ("" if name in ours else "  · Textual")
+            )
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.theme = name
+
+        self.push_screen(ChoiceDialog("Colour theme", [(label(n), n) for n in names]), chosen)
+
+    HIDDEN_SYSTEM_COMMANDS = frozenset({"Theme", "Maximize"})
+    """Textual's own palette entries that make no sense here: `T` picks the theme, panes do not maximise."""
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title not in self.HIDDEN_SYSTEM_COMMANDS:
+                yield command
 
     async def action_start_run(self) -> None:
         await self.flows.choose_process()
