@@ -265,6 +265,10 @@ class ApcApp(Scoped, App[None]):
     def _decide(self, message: messages.DecideRequested) -> None:
         self.flows.decide(message.entry)
 
+    @on(messages.DecideInRunRequested)
+    def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
+        self.run_worker(self.flows.decide_in_run(message.run_id, message.step_id), group="decide")
+
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
         self.flows.confirm_cancel(message.runs)

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 from console.answer import answer_lines, event_line, run_now_line, run_state_line
 from console.client import Identity, failure
 from console.client.files import FetchedFile
-from console.client.paging import all_pages
+from console.client.paging import PAGE, all_pages
 from console.client.wire import (
     DecideResult,
     PersonWorkEntry,
@@ -27,6 +27,7 @@ from console.client.wire import (
     StartRunResult,
 )
 from console.documents import Documents
+from console.format import one_line
 from console.modals.common import (
     AnswerDialog,
     ChoiceDialog,
@@ -39,6 +40,7 @@ from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import EvidencePane, FileCheck, check_file
+from console.panes.work import item_key, item_kind
 from console.screens.run import RunDetail, RunScreen
 
 if TYPE_CHECKING:
@@ -94,12 +96,20 @@ class Flows:
     # decide
 
     def decide(self, entry: PersonWorkEntry) -> None:
+        """Open the form; once decided, say what the run does now and put the queue's cursor on the
+        next item, as a mail client does."""
         app = self.app
+        after = app.main.work.key_after(item_key(entry)) if app.is_screen_installed("main") else None
+
+        async def next_item() -> None:
+            await app.reload_all()
+            if after is not None:
+                app.main.work.select(after)
 
         def decided(result: DecideResult | None) -> None:
             if result is not None:
                 app.toast(f"{dialog.decision} {entry['workItem']['stepId']}: {run_now_line(result)}")
-                app.reload_soon()
+                app.run_worker(next_item(), group="reload", exclusive=True)
 
         dialog = DecideDialog(
             app.client,
@@ -111,6 +121,31 @@ class Flows:
             now=app.now,
         )
         app.push_screen(dialog, decided)
+
+    async def decide_in_run(self, run_id: str, step_id: str | None) -> None:
+        """Decide in this run: the caller's item at `step_id`, their only one, or ask which."""
+        app = self.app
+        work, _, error = await all_pages(lambda c: app.client.get_work(limit=PAGE, cursor=c))
+        if error is not None:
+            app.report_error("work queue", error)
+            return
+        mine = [e for e in work if "workItem" in e and e["runId"] == run_id]
+        at_step = [e for e in mine if e["workItem"]["stepId"] == step_id]
+        if len(at_step) == 1 or len(mine) == 1:
+            self.decide((at_step or mine)[0])
+        elif not mine:
+            app.toast(f"No open work item of yours in run {run_id}.", severity="warning")
+        else:
+
+            def chosen(entry: PersonWorkEntry | None) -> None:
+                if entry is not None:
+                    self.decide(entry)
+
+            choices = [
+                (f"{item_kind(e)} · {e['workItem']['stepId']} · {one_line(e['workItem']['text'], 80)}", e)
+                for e in mine
+            ]
+            app.push_screen(ChoiceDialog(f"Decide which item of run {run_id}?", choices), chosen)
 
     # cancel
 

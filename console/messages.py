@@ -36,6 +36,15 @@ class DecideRequested(ConsoleMessage):
         self.entry = entry
 
 
+class DecideInRunRequested(ConsoleMessage):
+    """Decide in this run: the caller's item at `step_id`, their only one, or ask which."""
+
+    def __init__(self, run_id: str, step_id: str | None) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.step_id = step_id
+
+
 class CancelRequested(ConsoleMessage):
     """Ask for the reason, then cancel each of these runs."""
 

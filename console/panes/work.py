@@ -307,6 +307,18 @@ class WorkPane(Scoped, Vertical):
         if not isinstance(shown, Text) or (shown.plain, shown.spans) != (text.plain, text.spans):
             detail.update(text)
 
+    def key_after(self, key: str) -> str | None:
+        """The row below `key` (above it for the last row): where the cursor goes once `key` is decided."""
+        keys = self.table.keys
+        if key not in keys or len(keys) < 2:
+            return None
+        at = keys.index(key)
+        return keys[at + 1] if at + 1 < len(keys) else keys[at - 1]
+
+    def select(self, key: str) -> None:
+        if key in self.table.keys:
+            self.table.move_cursor(row=self.table.keys.index(key))
+
     def selected(self) -> PersonWorkEntry | None:
         key = self.table.current_key
         return None if key is None else self.entries.get(key)

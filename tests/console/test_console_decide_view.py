@@ -3,12 +3,13 @@ one-line confirmation on the right. Budget: ~40 s."""
 
 from __future__ import annotations
 
-from textual.widgets import OptionList, RadioButton, RadioSet
+from textual.widgets import OptionList, RadioButton, RadioSet, TabbedContent
 
 from console.client.local import LocalClient
 from console.config import ConsoleConfig
-from console.modals.common import TextDialog
+from console.modals.common import ChoiceDialog, TextDialog
 from console.modals.decide import DecideDialog
+from console.screens.run import RunScreen
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, make_app, press, run_view, settle, shown, type_into
 
@@ -129,3 +130,50 @@ async def test_below_120_columns_the_halves_stack_context_above(
                 assert (context.x, context.bottom <= body.y) == (body.x, True)
             else:
                 assert (context.y, context.right <= body.x) == (body.y, True)
+
+
+async def test_d_in_run_detail_asks_which_item_when_there_are_several(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    run_id = await agent.start("review-pair", {"contract": "C-1"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        app.open_run(run_id)
+        await settle(pilot)
+        assert isinstance(app.screen, RunScreen)
+        app.screen.query_one("#run-tabs", TabbedContent).active = "run-evidence"
+        await settle(pilot)
+        await press(pilot, "d")
+        chooser = app.screen
+        assert isinstance(chooser, ChoiceDialog)
+        assert chooser.dialog_title == f"Decide which item of run {run_id}?"
+        assert [label for label, _ in chooser.choices] == [
+            "task · legal · Review the legal terms.",
+            "task · finance · Review the price.",
+        ]
+        chooser.query_one("#choices", OptionList).highlighted = 1
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DecideDialog)
+        assert app.screen.item["stepId"] == "finance"
+
+
+async def test_after_a_decision_the_cursor_moves_to_the_next_item(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    runs = []
+    for name in ("A", "B", "C"):
+        runs.append(await agent.start("screening", {"vendorName": name}))
+        await agent.screen(runs[-1])
+        clock.advance(minutes=1)
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        work = app.main.work
+        keys = list(work.table.keys)
+        work.table.move_cursor(row=1)
+        await press(pilot, "enter", "a", "ctrl+s", "y")
+        assert work.table.keys == [keys[0], keys[2]]
+        assert work.table.current_key == keys[2]
+        decided = keys[1].split("/")[0]
+        assert app.toasts[0] == f"approved approve: {decided[:6]}… now ended: onboarded"
