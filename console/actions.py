@@ -75,6 +75,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec(
         "app.endpoint", "4", "show_tab('endpoint')", "Endpoint", "app", "The local MCP endpoint", show=False
     ),
+    ActionSpec(
+        "app.activity",
+        "5",
+        "show_tab('activity')",
+        "Activity",
+        "app",
+        "Every notice of this session",
+        show=False,
+    ),
     ActionSpec("app.refresh", "r", "refresh_now", "Refresh", "app", "Read everything on screen again now"),
     ActionSpec("app.pause", "p", "toggle_pause", "Pause", "app", "Pause or resume live refresh"),
     ActionSpec(

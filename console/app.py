@@ -17,9 +17,9 @@ from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
-from textual.screen import ModalScreen, Screen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from console import messages
 from console.actions import bindings
@@ -32,15 +32,13 @@ from console.documents import Documents
 from console.flows import Flows
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
+from console.notices import NoticeLog
 from console.palette import Palette
 from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
-
-LIVE_TOAST_SECONDS = 3.0
-"""Live notices come often on a busy server; they leave quicker than answers to the operator's actions."""
 
 T = TypeVar("T")
 
@@ -81,7 +79,7 @@ class ApcApp(Scoped, App[None]):
         self.last_refresh: datetime | None = None
         self._flows: Flows | None = None
         self._timer: Timer | None = None
-        self._last_error = ""
+        self.notices = NoticeLog()
 
     # connection
 
@@ -126,6 +124,8 @@ class ApcApp(Scoped, App[None]):
         main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
         self.install_screen(main, name="main")
         await self.push_screen("main")
+        if self.session.activity is not None:
+            self.session.activity.listen(self._activity)
         for notice in self.session.notices:
             self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
         await self.reload_all()
@@ -227,19 +227,48 @@ class ApcApp(Scoped, App[None]):
 
     # telling the operator
 
-    def toast(self, message: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
-        """Show a message. Live notices (new work, overdue, runs ended) are recorded but not shown over a
-        dialog: a person filling in a form should not have it covered by the stream of a busy queue."""
+    def toast(
+        self,
+        message: str,
+        *,
+        severity: SeverityLevel = "information",
+        live: bool = False,
+        group: str | None = None,
+        count: int = 1,
+    ) -> None:
+        """Tell the operator: the status line at the bottom of the screen and the activity log (5).
+        Nothing is drawn over a dialog or the help, and notices of one group close together count as
+        one. `live` is kept for callers: a refresh's notices and an action's answers show the same way."""
         self.toasts.append(message)
-        if live and isinstance(self.screen, ModalScreen):
+        self.notices.add(self.now(), message, severity=severity, group=group, count=count)
+        self.show_notices()
+
+    def _activity(self, text: str, severity: str) -> None:
+        """A line from the engine's background work: into the log, grouped by its kind of line."""
+        level: SeverityLevel = (
+            "error" if severity == "error" else "warning" if severity == "warning" else "information"
+        )
+        self.toast(text, severity=level, live=True)
+
+    def show_notices(self) -> None:
+        entry = self.notices.latest
+        if entry is None:
             return
-        self.notify(message, severity=severity, markup=False, timeout=LIVE_TOAST_SECONDS if live else None)
+        style = {"error": self.palette.error, "warning": self.palette.warning}.get(entry.severity, "")
+        line = Text(entry.line, style=style, no_wrap=True, overflow="ellipsis", end="")
+        for screen in self.screen_stack:
+            for widget in screen.query("#notice"):
+                if isinstance(widget, Static):
+                    widget.update(line)
+        if self.is_screen_installed("main"):
+            self.main.activity.show(self.notices.entries, self.palette)
 
     def report_error(self, source: str, answer: Failure) -> None:
-        message = f"{source}: {error_code(answer)}: {error_message(answer)}"
-        if message != self._last_error:
-            self._last_error = message
-            self.toast(message, severity="error")
+        """An error the refresh meets: shown once, then counted while it repeats, with a hint."""
+        entry = self.notices.error(self.now(), source, error_code(answer), error_message(answer))
+        if entry.count == 1:
+            self.toasts.append(entry.text)
+        self.show_notices()
 
     def show_answer(self, title: str, answer: Envelope[T], summary: Callable[[T], str]) -> None:
         """Success is a toast with the new state in `summary`'s words; an error opens a dialog with
@@ -287,7 +316,13 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.Notice)
     def _notice(self, message: messages.Notice) -> None:
-        self.toast(message.text, severity=message.severity, live=message.live)
+        self.toast(
+            message.text,
+            severity=message.severity,
+            live=message.live,
+            group=message.group,
+            count=message.count,
+        )
 
     @on(messages.ViewTextRequested)
     def _view_text(self, message: messages.ViewTextRequested) -> None:

@@ -17,6 +17,7 @@ import tomllib
 from pathlib import Path
 
 from console.client.local import LocalClient
+from console.notices import ActivityFeed, route_engine_log
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from console.session import EndpointInfo, Session
 from engine.core import Engine
@@ -25,6 +26,7 @@ from engine.document import load_path
 from engine.http.app import bind_socket, start_server
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
+from engine.store.base import AttemptResult, Delivery
 
 __all__ = ["default_data_dir", "ensure_org", "open_embedded", "org_toml", "sample_roles"]
 
@@ -108,6 +110,16 @@ def _write_private(path: Path, text: str) -> None:
         raise
 
 
+def delivery_line(delivery: Delivery, result: AttemptResult) -> tuple[str, str]:
+    """One notification delivery attempt as a line of the activity log, and its severity."""
+    what = f"notification {delivery.notification.kind} to {delivery.target}"
+    if result.state == "delivered":
+        return f"{what}: delivered", "information"
+    if result.state == "pending":
+        return f"{what}: attempt {delivery.attempts} failed ({result.error}); retried later", "warning"
+    return f"{what}: given up after {delivery.attempts} attempts ({result.error})", "error"
+
+
 async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | None = None) -> Session:
     """Open the engine, publish the samples on first start, start the endpoint: a ready session.
 
@@ -121,7 +133,9 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     except BaseException:
         sock.close()
         raise
-    engine.start_delivery()
+    activity = ActivityFeed()
+    engine.start_delivery(on_result=lambda d, r: activity.emit(*delivery_line(d, r)))
+    restore_log = route_engine_log(activity)
     notices: list[str] = []
     if not await engine.store.list_latest_versions(None, 1):
         if sample_folders(samples):
@@ -134,6 +148,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         server = await start_server(engine, HOST, sock=sock)
     except BaseException:
         await engine.close()
+        restore_log()
         raise
     notices.insert(
         0, f"MCP endpoint {server.url}: the agent token and a client config are in the Endpoint tab (4)."
@@ -142,6 +157,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     async def close() -> None:
         await server.stop()
         await engine.close()
+        restore_log()
 
     operator = Identity("person", OPERATOR_EMAIL, operator=True)
     endpoint = EndpointInfo(server.url, AGENT_ID, agent_token(data_dir / ORG_FILE), data_dir)
@@ -152,4 +168,5 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         endpoint=endpoint,
         close=close,
         notices=notices,
+        activity=activity,
     )

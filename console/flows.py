@@ -57,6 +57,7 @@ class Flows:
     async def open_run(self, run_id: str) -> None:
         screen = RunScreen(run_id, self.app.permissions)
         await self.app.push_screen(screen)
+        self.app.show_notices()
         await self.load_run(screen)
 
     async def load_run(self, screen: RunScreen) -> None:

@@ -74,13 +74,25 @@ class RefreshRequested(ConsoleMessage):
 
 
 class Notice(ConsoleMessage):
-    """Tell the operator something. `live` notices (new work, a run ended) do not cover a dialog."""
+    """Tell the operator something, on the status line and in the activity log. `live` notices come
+    from the refresh (new work, a run ended); notices of one `group` close together are counted as one
+    (`5 new work items`), `count` saying how many this one stands for."""
 
-    def __init__(self, text: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        severity: SeverityLevel = "information",
+        live: bool = False,
+        group: str | None = None,
+        count: int = 1,
+    ) -> None:
         super().__init__()
         self.text = text
         self.severity: SeverityLevel = severity
         self.live = live
+        self.group = group
+        self.count = count
 
 
 class ViewTextRequested(ConsoleMessage):

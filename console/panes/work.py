@@ -221,10 +221,13 @@ class WorkPane(Scoped, Vertical):
                 Notice(
                     f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
                     live=True,
+                    group="new work items",
                 )
             )
         elif new:
-            self.post_message(Notice(f"{len(new)} new work items", live=True))
+            self.post_message(
+                Notice(f"{len(new)} new work items", live=True, group="new work items", count=len(new))
+            )
         late = [
             e
             for key, e in fresh.items()
@@ -238,6 +241,7 @@ class WorkPane(Scoped, Vertical):
                     f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
                     severity="warning",
                     live=True,
+                    group="items overdue",
                 )
             )
 

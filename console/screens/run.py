@@ -110,6 +110,7 @@ class RunScreen(Scoped, Screen[None]):
                 yield Markdown("", id="run-body-text", open_links=False)
             with TabPane("Inputs", id="run-inputs"), VerticalScroll(can_focus=True):
                 yield Static("", id="run-inputs-text")
+        yield Static("", id="notice", classes="notice-line")
         yield Footer()
 
     @property
