@@ -18,9 +18,8 @@ KEEP = 500
 """Entries kept in the activity log; older ones go."""
 
 HINTS = {
-    "unavailable": "is the server running? r retries now",
-    "unauthenticated": "check the token; q quits",
-    "forbidden": "this identity may not read it",
+    "retry": "is the server running? r retries now",
+    "forbidden": "check the token or the identity; q quits",
 }
 DEFAULT_HINT = "r retries now; the log (5) keeps every notice"
 

@@ -35,12 +35,12 @@ def test_notices_of_one_group_close_together_are_one_entry() -> None:
 def test_a_repeating_error_is_one_entry_with_a_count_and_a_hint() -> None:
     log = NoticeLog()
     for second in range(0, 10, 2):
-        log.error(T0 + timedelta(seconds=second), "work queue", "unavailable", "connection refused")
+        log.error(T0 + timedelta(seconds=second), "work queue", "retry", "connection refused")
     log.add(T0 + timedelta(seconds=11), "Live refresh paused")
-    log.error(T0 + timedelta(seconds=12), "work queue", "unavailable", "connection refused")
+    log.error(T0 + timedelta(seconds=12), "work queue", "retry", "connection refused")
     assert [e.line for e in log.entries] == [
         "Live refresh paused",
-        "work queue: unavailable: connection refused (6 times) · is the server running? r retries now",
+        "work queue: retry: connection refused (6 times) · is the server running? r retries now",
     ]
 
 
@@ -57,21 +57,21 @@ async def test_the_status_line_and_activity_log_replace_toasts(
         for name in ("B", "C"):
             await agent.screen(await agent.start("screening", {"vendorName": name}))
             await app.reload_all()
-        answer = failure("unavailable", "connection refused")
+        answer = failure("retry", "connection refused")
         for _ in range(3):
             app.report_error("runs", answer)
         assert not app.screen.query("#notice")
         assert not app._notifications
         await press(pilot, "escape", "5")
         assert shown(app, "#notice") == (
-            "runs: unavailable: connection refused (3 times) · is the server running? r retries now"
+            "runs: retry: connection refused (3 times) · is the server running? r retries now"
         )
         log = shown(app, "#activity-text").splitlines()
         assert [line[9:] for line in log] == [
-            "runs: unavailable: connection refused (3 times) · is the server running? r retries now",
+            "runs: retry: connection refused (3 times) · is the server running? r retries now",
             "2 new work items",
         ]
-        assert app.toasts.count("runs: unavailable: connection refused") == 1
+        assert app.toasts.count("runs: retry: connection refused") == 1
 
 
 def test_the_engines_log_goes_to_the_activity_feed_not_the_terminal(
