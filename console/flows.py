@@ -38,10 +38,12 @@ from console.modals.common import (
 )
 from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
+from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import EvidencePane, FileCheck, check_file
 from console.panes.work import item_key, item_kind
 from console.screens.run import RunDetail, RunScreen
+from engine.document import load_path
 
 if TYPE_CHECKING:
     from console.app import ApcApp
@@ -238,23 +240,38 @@ class Flows:
         app.push_screen(ChoiceDialog("Act as which person?", choices), chosen)
 
     def publish(self) -> None:
+        """Ask for the folder, then for the group of every role (showing what it `requires`), and
+        publish only once the operator confirms (spec §7)."""
         app = self.app
 
-        async def publish(path: str | None) -> None:
+        def chosen_path(path: str | None) -> None:
             if path is None:
                 return
-            result = await app.client.publish(Path(path).expanduser())
-            if result.ok:
-                state = "published" if result.created else "unchanged, already published"
-                app.toast(f"{result.name} v{result.version}: {state}")
-                app.reload_soon()
-            else:
-                answer = failure("invalid", f"{path} was not published", list(result.issues))
-                await app.push_screen(AnswerDialog("Publish", answer))
+            source = Path(path).expanduser()
+            loaded = load_path(source)
+            if loaded.process is None:
+                answer = failure("invalid", f"{path} cannot be published", [str(i) for i in loaded.issues])
+                app.push_screen(AnswerDialog("Publish", answer))
+                return
 
-        app.push_screen(
-            PathDialog("Publish a process folder (roles bound to groups of the same name)"), publish
-        )
+            async def confirmed(bind: dict[str, str] | None) -> None:
+                if bind is not None:
+                    await self.publish_bound(source, bind)
+
+            app.push_screen(PublishDialog(source, loaded.process), confirmed)
+
+        app.push_screen(PathDialog("Publish a process folder"), chosen_path)
+
+    async def publish_bound(self, source: Path, bind: dict[str, str]) -> None:
+        app = self.app
+        result = await app.client.publish(source, bind)
+        if result.ok:
+            state = "published" if result.created else "unchanged, already published"
+            app.toast(f"{result.name} v{result.version}: {state}")
+            app.reload_soon()
+        else:
+            answer = failure("invalid", f"{source} was not published", list(result.issues))
+            await app.push_screen(AnswerDialog("Publish", answer))
 
     # evidence files
 
