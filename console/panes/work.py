@@ -36,6 +36,7 @@ from console.palette import Palette
 from console.render import to_text, work_item_lines
 from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column, LiveTable
+from console.widgets.toggles import GlyphCheckbox
 
 COLUMNS = (
     Column("flags", "", 2),
@@ -171,7 +172,7 @@ class WorkPane(Scoped, Vertical):
             yield Input(placeholder="/ filter", id="work-filter", compact=True)
             yield Select([], prompt="all processes", id="work-process", compact=True)
             yield Select([(Text(k), k) for k in KINDS], prompt="all kinds", id="work-kind", compact=True)
-            yield Checkbox("overdue", id="work-overdue", compact=True)
+            yield GlyphCheckbox("overdue", id="work-overdue", compact=True)
             yield Select(
                 [(Text(f"by {s}"), s) for s in SORTS],
                 value="age",
