@@ -312,7 +312,7 @@ class DecideDialog(Dialog[DecideResult]):
                     part.display = own
         verb = VERBS.get(decision or "", "Send")
         target = (
-            f"{verb} {self.item['stepId']} on {self.entry['runId']}"
+            f"{verb} {self.item['stepId']} on {short_id(self.entry['runId'])}"
             if decision
             else "Send (choose a decision)"
         )

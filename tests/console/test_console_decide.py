@@ -31,7 +31,7 @@ async def test_approve_from_the_work_queue_ends_the_run(
         assert app.screen.decision is None
         assert str(app.screen.query_one("#submit", Button).label) == "Send (choose a decision)"
         await press(pilot, "a")
-        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id}"
+        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id[:6]}…"
         await press(pilot, "ctrl+s")
         assert shown(app, "#confirm") == f"Approve approve on {run_id[:6]}… (screening)? y/n"
         await press(pilot, "y")
