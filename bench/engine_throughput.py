@@ -1,29 +1,48 @@
-"""Engine throughput: N runs of a 3-step agent process driven through `engine.call`, beside the
-commits/s of a bare aiosqlite insert-and-commit loop with the same durability settings, in the same run.
+"""Engine write throughput, each figure beside a baseline measured in the same run.
 
-Each run is 1 start_run + 3 x (claim, submit) = 7 write transactions and 7 step transitions
-(3 claims, 3 completions, 1 finish). The ratio says how much of the disk's commit rate the engine keeps.
+- single client (and again with the run log's insert left out, its cost): runs of a 3-step agent process through `engine.call` (1 start_run + 3 x (claim,
+  submit) = 7 write calls, 7 step transitions per run), beside bare aiosqlite insert+commit/s (WAL,
+  synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents);
+- 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
+  (write requests per commit), and the ratio to the single-client rate;
+- per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
+- 8 and 32 concurrent MCP agents against `apc serve` (a separate process): calls/s, p50 and p99;
+- SpiffWorkflow, when installed (a bench-only extra: `pip install -e '.[bench]'`, never a dependency
+  of the engine; without it the figure is skipped and the reason printed): a workflow of three
+  sequential tasks (Spiff's own spec API, no BPMN parsing in the loop), the whole workflow serialised
+  with Spiff's JSON serializer after every task it runs and written to SQLite in our store's mode
+  (WAL, synchronous=FULL, one autocommit statement, so one commit, per transition); its durable
+  transitions/s beside ours.
 
-    .venv/bin/python bench/engine_throughput.py [--runs N]
+    .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import os
+import sqlite3
+import statistics
+import subprocess
 import sys
 import tempfile
 import textwrap
 import time
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.identity import agent
-from engine.org import OrgConfig
-from engine.store.sqlite import connect
+from engine.http.client import McpHttpClient
+from engine.identity import Identity, agent, person
+from engine.org import OrgConfig, ServerSettings
+from engine.store.sqlite import SqliteStore, connect
+from engine.store.sqlite_tx import SqliteTransaction
 
 PROCESS = """
 ---
@@ -43,78 +62,362 @@ steps:
     finish: finished
 ---
 """
+REVIEWED = """
+---
+name: reviewed
+description: Fill the run data, work on, then a person approves.
+steps:
+  - id: fill
+    agent: Put the data in.
+    output: { note: string }
+  - id: work
+    agent: Work on it.
+    output: { note: string }
+  - id: review
+    person: reviewers
+    approve: Approve.
+  - id: done
+    finish: approved
+---
+"""
 STEPS = ("one", "two", "three")
 WRITES_PER_RUN = 1 + 2 * len(STEPS)
 TRANSITIONS_PER_RUN = 2 * len(STEPS) + 1
+REVIEWER = "rita@example.com"
+SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}
 
 
-async def engine_rate(root: Path, runs: int) -> tuple[float, float]:
-    folder = root / "three-steps"
-    folder.mkdir()
-    (folder / "PROCESS.md").write_text(textwrap.dedent(PROCESS).lstrip())
-    org = OrgConfig.build(agents={"a_bench": "bench-token-1"})
-    engine = await Engine.open(root / "engine", org, clock=SystemClock())
-    who = agent("a_bench")
-    try:
-        assert (await engine.publish(folder, {})).ok
+def out(label: str, value: float, unit: str) -> None:
+    print(f"{label}: {value:.1f} {unit}", flush=True)
+
+
+def ratio(what: str, value: float) -> None:
+    print(f"ratio {what}: {value:.2f}", flush=True)
+
+
+def write_processes(root: Path) -> dict[str, Path]:
+    folders = {}
+    for name, text in (("three-steps", PROCESS), ("reviewed", REVIEWED)):
+        folder = root / "processes" / name
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / "PROCESS.md").write_text(textwrap.dedent(text).lstrip())
+        folders[name] = folder
+    return folders
+
+
+def bench_org(agents: int) -> OrgConfig:
+    return OrgConfig.build(
+        groups={"reviewers": [REVIEWER]},
+        people={REVIEWER: "bench-person-token"},
+        agents={f"a_{n}": f"bench-agent-token-{n}" for n in range(agents)},
+        server=ServerSettings(run_data_bytes=1_100_000),
+    )
+
+
+async def open_engine(root: Path, name: str) -> Engine:
+    engine = await Engine.open(root / name, bench_org(32), clock=SystemClock())
+    folders = write_processes(root)
+    assert (await engine.publish(folders["three-steps"], {})).ok
+    assert (await engine.publish(folders["reviewed"], {"reviewers": "reviewers"})).ok
+    return engine
+
+
+def checked(reply: dict[str, Any]) -> Any:
+    if not reply["ok"]:
+        raise RuntimeError(reply)
+    return reply["data"]
+
+
+async def drive_runs(
+    call: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], tag: str, runs: int
+) -> list[float]:
+    """`runs` runs of the 3-step process, one call after another; the milliseconds of each call."""
+    took: list[float] = []
+
+    async def timed(tool: str, arguments: dict[str, Any]) -> Any:
         started = time.perf_counter()
-        for n in range(runs):
-            reply = await engine.call(
-                who, "start_run", {"process": "three-steps", "inputs": {}, "requestId": f"s{n}"}
+        reply = await call(tool, arguments)
+        took.append((time.perf_counter() - started) * 1000)
+        return checked(reply)
+
+    for n in range(runs):
+        run = await timed("start_run", {"process": "three-steps", "inputs": {}, "requestId": f"s{tag}-{n}"})
+        run_id = run["run"]["id"]
+        for step in STEPS:
+            claim = await timed("claim", {"runId": run_id, "stepId": step, "requestId": f"c{tag}-{n}{step}"})
+            await timed(
+                "submit",
+                {
+                    "token": claim["token"],
+                    "output": {"note": step},
+                    "summary": "s",
+                    "requestId": f"u{tag}-{n}{step}",
+                },
             )
-            run_id = reply["data"]["run"]["id"]
-            for step in STEPS:
-                claim = await engine.call(
-                    who, "claim", {"runId": run_id, "stepId": step, "requestId": f"c{n}{step}"}
-                )
-                done = await engine.call(
-                    who,
-                    "submit",
-                    {
-                        "token": claim["data"]["token"],
-                        "output": {"note": step},
-                        "summary": "s",
-                        "requestId": f"u{n}{step}",
-                    },
-                )
-                if not done["ok"]:
-                    raise RuntimeError(done)
+    return took
+
+
+def caller(engine: Engine, n: int) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
+    """Calls through `engine.call` as agent a_n."""
+    who = agent(f"a_{n}")
+    return lambda tool, arguments: engine.call(who, tool, arguments)
+
+
+async def engine_clients(
+    root: Path, clients: int, runs: int, name: str = "engine"
+) -> tuple[float, float, float, int]:
+    """Write calls/s, commits/s and mean batch with `clients` concurrent clients, `runs` runs in all;
+    also the mean run document size (bytes) the store holds."""
+    engine = await open_engine(root, f"{name}-{clients}")
+    store = engine.store
+    assert isinstance(store, SqliteStore)
+    try:
+        before = store.writer_stats.commits, store.writer_stats.requests
+        started = time.perf_counter()
+        await asyncio.gather(
+            *(drive_runs(caller(engine, w), f"{w}", runs // clients) for w in range(clients))
+        )
         elapsed = time.perf_counter() - started
+        commits = store.writer_stats.commits - before[0]
+        requests = store.writer_stats.requests - before[1]
+        doc_bytes = await store._one("SELECT AVG(LENGTH(doc)) FROM runs")
     finally:
         await engine.close()
-    return runs / elapsed, runs * TRANSITIONS_PER_RUN / elapsed
+    calls = (runs // clients) * clients * WRITES_PER_RUN
+    return calls / elapsed, commits / elapsed, requests / commits, int(doc_bytes[0])
 
 
-async def baseline_rate(root: Path, commits: int) -> float:
+async def without_run_log(root: Path, runs: int) -> float:
+    """Single-client write calls/s of the same runs with the run log's insert left out."""
+    original = SqliteTransaction.append_log
+
+    async def skip(self: SqliteTransaction, run_id: str, entries: object) -> None:
+        return None
+
+    SqliteTransaction.append_log = skip  # type: ignore[method-assign]
+    try:
+        return (await engine_clients(root, 1, runs, "no-log"))[0]
+    finally:
+        SqliteTransaction.append_log = original  # type: ignore[method-assign]
+
+
+async def baseline_rate(root: Path, commits: int, row_bytes: int) -> float:
+    """Bare aiosqlite: one autocommit INSERT (one aiosqlite call, one commit) per row."""
     conn = await connect(root / "baseline.db")
+    row = "x" * row_bytes
     try:
         await conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, doc TEXT NOT NULL)")
         started = time.perf_counter()
-        for n in range(commits):
-            await conn.execute("BEGIN IMMEDIATE")
-            await conn.execute("INSERT INTO t (doc) VALUES (?)", (f"row {n}",))
-            await conn.execute("COMMIT")
+        for _ in range(commits):
+            await conn.execute("INSERT INTO t (doc) VALUES (?)", (row,))
         elapsed = time.perf_counter() - started
     finally:
         await conn.close()
     return commits / elapsed
 
 
+async def per_tool_cost(root: Path, samples: int) -> dict[tuple[str, str], float]:
+    """Median milliseconds of renew, submit and decide on a run holding each size of run data."""
+    engine = await open_engine(root, "engine-sizes")
+    who, reviewer = agent("a_0"), person(REVIEWER)
+    costs: dict[tuple[str, str], float] = {}
+    n = 0
+
+    async def call(identity: Identity, tool: str, **arguments: Any) -> tuple[Any, float]:
+        nonlocal n
+        n += 1
+        if tool not in ("get_run",):
+            arguments["requestId"] = f"r{n}"
+        started = time.perf_counter()
+        reply = await engine.call(identity, tool, arguments)
+        return checked(reply), (time.perf_counter() - started) * 1000
+
+    try:
+        for label, size in SIZES.items():
+            took: dict[str, list[float]] = {"renew": [], "submit": [], "decide": []}
+            for _ in range(samples):
+                run_id = (await call(who, "start_run", process="reviewed", inputs={}))[0]["run"]["id"]
+                token = (await call(who, "claim", runId=run_id, stepId="fill"))[0]["token"]
+                await call(who, "submit", token=token, output={"note": "x" * size}, summary="s")
+                token = (await call(who, "claim", runId=run_id, stepId="work"))[0]["token"]
+                for _ in range(3):
+                    renewed, ms = await call(who, "renew", token=token, progress="going")
+                    token = renewed["token"]
+                    took["renew"].append(ms)
+                took["submit"].append(
+                    (await call(who, "submit", token=token, output={"note": "w"}, summary="s"))[1]
+                )
+                view = (await call(reviewer, "get_run", runId=run_id))[0]
+                [item] = view["workItems"]
+                took["decide"].append(
+                    (
+                        await call(
+                            reviewer,
+                            "decide",
+                            runId=run_id,
+                            workItemId=item["id"],
+                            snapshot=item["snapshot"],
+                            decision="approved",
+                        )
+                    )[1]
+                )
+            for tool, values in took.items():
+                costs[(tool, label)] = statistics.median(values)
+    finally:
+        await engine.close()
+    return costs
+
+
+ORG_TOML = """
+[server]
+run_data_bytes = 1100000
+
+[[groups]]
+id = "reviewers"
+members = ["{reviewer}"]
+
+[[people]]
+email = "{reviewer}"
+token = "bench-person-token"
+
+[[processes]]
+path = "processes/three-steps"
+"""
+
+
+async def mcp_agents(root: Path, agents: int, runs_each: int) -> tuple[float, float, float]:
+    """Calls/s, p50 and p99 milliseconds of `agents` MCP clients driving runs against `apc serve`."""
+    base = root / f"serve-{agents}"
+    write_processes(base)
+    config = ORG_TOML.format(reviewer=REVIEWER) + "".join(
+        f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents)
+    )
+    (base / "org.toml").write_text(config)
+    port = _free_port()
+    command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(base / "org.toml")]
+    command += ["--data", str(base / "data"), "--port", str(port)]
+    env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    log = (base / "serve.log").open("w")  # a file, not a pipe: the server logs every call
+    server = subprocess.Popen(command, cwd=base, env=env, stderr=log, text=True)
+    try:
+        for _ in range(600):
+            if " serving " in (base / "serve.log").read_text():
+                break
+            if server.poll() is not None:
+                raise RuntimeError(f"apc serve stopped: {(base / 'serve.log').read_text()}")
+            await asyncio.sleep(0.1)
+        else:
+            raise RuntimeError("apc serve did not start")
+        url = f"http://127.0.0.1:{port}/mcp"
+
+        async def one(n: int) -> list[float]:
+            async with McpHttpClient(url, f"bench-agent-token-{n}") as client:
+                return await drive_runs(client.call, f"m{n}", runs_each)
+
+        started = time.perf_counter()
+        took = [ms for values in await asyncio.gather(*(one(n) for n in range(agents))) for ms in values]
+        elapsed = time.perf_counter() - started
+    finally:
+        server.terminate()
+        server.wait(timeout=30)
+        log.close()
+    p99 = statistics.quantiles(took, n=100, method="inclusive")[98]
+    return len(took) / elapsed, statistics.median(took), p99
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+SPIFF_SETTINGS = (
+    "SpiffWorkflow {version}, 3 sequential Simple tasks per workflow, in-memory workflow serialised "
+    "with JSONSerializer after every task, INSERT OR REPLACE in sqlite3 autocommit, WAL, synchronous=FULL"
+)
+
+
+def spiff_transitions_per_second(path: Path, workflows: int) -> tuple[float, str] | str:
+    """Durable transitions/s over `workflows` workflows and the settings, or why it could not be measured."""
+    try:
+        from SpiffWorkflow.serializer.json import JSONSerializer
+        from SpiffWorkflow.specs.Simple import Simple
+        from SpiffWorkflow.specs.WorkflowSpec import WorkflowSpec
+        from SpiffWorkflow.version import __version__
+        from SpiffWorkflow.workflow import Workflow
+    except ImportError as exc:
+        return f"SpiffWorkflow is not installed: {exc}; pip install -e '.[bench]'"
+    spec = WorkflowSpec("three-steps", addstart=True)
+    previous = spec.start
+    for name in ("one", "two", "three"):
+        task = Simple(spec, name)
+        previous.connect(task)
+        previous = task
+    serializer = JSONSerializer()
+    db = sqlite3.connect(path, isolation_level=None)
+    try:
+        db.execute("PRAGMA journal_mode=WAL")
+        db.execute("PRAGMA synchronous=FULL")
+        db.execute("CREATE TABLE workflows (id INTEGER PRIMARY KEY, state TEXT NOT NULL)")
+        transitions = 0
+        started = time.perf_counter()
+        for n in range(workflows):
+            workflow = Workflow(spec)
+            while workflow.run_next(halt_on_manual=False):
+                state = workflow.serialize(serializer)
+                db.execute("INSERT OR REPLACE INTO workflows (id, state) VALUES (?, ?)", (n, state))
+                transitions += 1
+        elapsed = time.perf_counter() - started
+    finally:
+        db.close()
+    return transitions / elapsed, SPIFF_SETTINGS.format(version=__version__)
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--runs", type=int, default=200)
+    parser.add_argument("--runs", type=int, default=192, help="runs per engine scenario (default 192)")
+    parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")
     options = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
-        commits = await baseline_rate(root, options.runs * WRITES_PER_RUN)
-        runs_per_s, transitions_per_s = await engine_rate(root, options.runs)
-    writes_per_s = runs_per_s * WRITES_PER_RUN
-    print(f"engine: {options.runs} runs of a 3-step agent process through engine.call")
-    print(f"  runs/s               {runs_per_s:10.1f}")
-    print(f"  step transitions/s   {transitions_per_s:10.1f}")
-    print(f"  write calls/s        {writes_per_s:10.1f}")
-    print(f"baseline: bare aiosqlite insert+commit (WAL, synchronous=FULL): {commits:10.1f} commits/s")
-    print(f"ratio: engine write calls / baseline commits = {writes_per_s / commits:.2f}")
+        single, _, single_batch, doc_bytes = await engine_clients(root, 1, options.runs)
+        commits = await baseline_rate(root, options.runs * WRITES_PER_RUN, doc_bytes)
+        print(
+            f"baseline settings: aiosqlite, WAL, synchronous=FULL, one autocommit INSERT per commit, {doc_bytes}-byte rows"
+        )
+        out("baseline insert+commit", commits, "commits/s")
+        out("single client write calls", single, "calls/s")
+        out("single client step transitions", single * TRANSITIONS_PER_RUN / WRITES_PER_RUN, "transitions/s")
+        out("single client mean batch", single_batch, "requests/commit")
+        ratio("single-client write calls / baseline commits", single / commits)
+        unlogged = await without_run_log(root, options.runs)
+        out("single client write calls without the run log", unlogged, "calls/s")
+        ratio("with / without the run log write calls", single / unlogged)
+        for clients in (8, 32):
+            calls, commit_rate, batch, _ = await engine_clients(root, clients, options.runs)
+            out(f"{clients} clients write calls", calls, "calls/s")
+            out(f"{clients} clients commits", commit_rate, "commits/s")
+            out(f"{clients} clients mean batch", batch, "requests/commit")
+            ratio(f"{clients} clients / single client write calls", calls / single)
+        for (tool, size), ms in (await per_tool_cost(root, options.samples)).items():
+            print(f"{tool} at {size} of run data: {ms:.2f} ms", flush=True)
+        for agents in (8, 32):
+            calls, p50, p99 = await mcp_agents(root, agents, max(1, options.runs // agents))
+            out(f"{agents} MCP agents against apc serve", calls, "calls/s")
+            print(f"{agents} MCP agents p50: {p50:.2f} ms", flush=True)
+            print(f"{agents} MCP agents p99: {p99:.2f} ms", flush=True)
+        measured = spiff_transitions_per_second(root / "spiff.db", options.runs)
+        if isinstance(measured, str):
+            print(f"SpiffWorkflow: not measured ({measured})")
+        else:
+            spiff, settings = measured
+            ours = single * TRANSITIONS_PER_RUN / WRITES_PER_RUN
+            print(f"SpiffWorkflow settings: {settings}")
+            out("SpiffWorkflow durable transitions", spiff, "transitions/s")
+            out("engine durable transitions (single client)", ours, "transitions/s")
+            ratio("engine / SpiffWorkflow durable transitions", ours / spiff)
 
 
 if __name__ == "__main__":

@@ -44,6 +44,8 @@ class ActionSpec:
             "enter": "enter",
             "plus": "+",
             "minus": "-",
+            "left_square_bracket": "[",
+            "right_square_bracket": "]",
         }.get(first, first.replace("ctrl+", "^").upper() if first.startswith("ctrl+") else first)
 
 
@@ -54,6 +56,7 @@ SCOPE_TITLES = {
     "runs": "Runs",
     "processes": "Processes",
     "run": "Run detail",
+    "scroll": "Timeline and map",
     "evidence": "Evidence",
     "modal": "Dialogs",
     "decide": "Decision form",
@@ -198,6 +201,14 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("run.cancel", "x", "cancel_run", "Cancel", "run", "Cancel this run", write=True),
     ActionSpec("run.event", "e", "send_event", "Event", "run", "Send an event to this run", write=True),
     ActionSpec("run.map", "M", "show_map", "Map", "run", "The process map"),
+    ActionSpec(
+        "run.next_tab", "right_square_bracket,l", "next_tab", "Next tab", "run", "The tab to the right"
+    ),
+    ActionSpec(
+        "run.prev_tab", "left_square_bracket,h", "prev_tab", "Previous tab", "run", "The tab to the left"
+    ),
+    ActionSpec("scroll.down", "j", "scroll_down", "Down", "scroll", "Scroll down a line", show=False),
+    ActionSpec("scroll.up", "k", "scroll_up", "Up", "scroll", "Scroll up a line", show=False),
     ActionSpec("run.back", "escape", "close", "Back", "run", "Back to the list"),
     ActionSpec("evidence.view", "enter,v", "view_file", "View", "evidence", "Open a text file in a viewer"),
     ActionSpec("evidence.save", "S", "save_file", "Save", "evidence", "Save the file to a path"),

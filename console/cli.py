@@ -72,7 +72,11 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="N",
         help="port of the embedded engine's MCP endpoint, 0 for any free one (default: first free from 8765)",
     )
-    parser.add_argument("--read-only", action="store_true", help="hide every action that writes")
+    parser.add_argument(
+        "--read-only",
+        action="store_true",
+        help="hide every action that writes; embedded, open the data folder read-only and write nothing to it",
+    )
     parser.add_argument("--version", action="version", version=f"apc {package_version()}")
     return parser
 
@@ -86,6 +90,8 @@ def check(args: argparse.Namespace) -> str | None:
         return "--data is for the embedded engine, not --server"
     if args.server and args.port is not None:
         return "--port is for the embedded engine, not --server"
+    if args.read_only and args.port is not None:
+        return "--port is for the embedded endpoint, which --read-only does not serve"
     return None
 
 
@@ -132,14 +138,27 @@ def run_console(args: argparse.Namespace) -> int:
 
         data_dir = args.data or default_data_dir()
 
-        try:
-            check_free(data_dir)
-        except DataFolderInUse as error:
-            print(f"apc: error: {error}", file=sys.stderr)
-            return EXIT_FAILED
+        if args.read_only:
+            from console.embedded import NoDataFolder, check_read_only_folder, open_read_only
 
-        async def opener() -> Session:
-            return await open_embedded(data_dir, port=args.port)
+            try:
+                check_read_only_folder(data_dir)
+            except NoDataFolder as error:
+                print(f"apc: error: {error}", file=sys.stderr)
+                return EXIT_USAGE
+
+            async def opener() -> Session:
+                return await open_read_only(data_dir)
+
+        else:
+            try:
+                check_free(data_dir)
+            except DataFolderInUse as error:
+                print(f"apc: error: {error}", file=sys.stderr)
+                return EXIT_FAILED
+
+            async def opener() -> Session:
+                return await open_embedded(data_dir, port=args.port)
 
     app = ApcApp(opener, read_only=args.read_only, config=ConsoleConfig.load(default_config_path()))
     app.run()

@@ -6,10 +6,16 @@ without a screen.
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping
 
 from console.client.wire import Json, RunData, StepData, StepRecord
 from console.format import value_text
+
+LONG = 60
+"""Strings longer than this are compared word by word, so the change shows, not a cut-off prefix."""
+CONTEXT_WORDS = 4
+"""Unchanged words kept on each side of a change in a word diff."""
 
 RECORD_FIELDS = ("output", "evidence", "summary", "next", "reason", "decision", "note", "check", "by", "at")
 
@@ -33,8 +39,37 @@ def diff_values(before: object, after: object, prefix: str = "") -> list[str]:
         elif path not in old:
             lines.append(f"+ {path}: {value_text(new[path], 120)}")
         elif old[path] != new[path]:
-            lines.append(f"~ {path}: {value_text(old[path], 60)} → {value_text(new[path], 60)}")
+            before, after = old[path], new[path]
+            if isinstance(before, str) and isinstance(after, str) and max(len(before), len(after)) > LONG:
+                lines.append(f"~ {path}: {word_diff(before, after)}")
+            else:
+                lines.append(f"~ {path}: {value_text(before, LONG)} → {value_text(after, LONG)}")
     return lines
+
+
+def word_diff(before: str, after: str) -> str:
+    """The change between two texts word by word: `[-removed-]` and `{+added+}` in place, with a few
+    unchanged words around each change and `…` for the unchanged stretches left out."""
+    old, new = before.split(), after.split()
+    parts: list[str] = []
+    opcodes = difflib.SequenceMatcher(a=old, b=new, autojunk=False).get_opcodes()
+    for i, (tag, a1, a2, b1, b2) in enumerate(opcodes):
+        if tag == "equal":
+            same = old[a1:a2]
+            first, last = i == 0, i == len(opcodes) - 1
+            keep_head = 0 if first else CONTEXT_WORDS
+            keep_tail = 0 if last else CONTEXT_WORDS
+            if len(same) > keep_head + keep_tail:
+                head, tail = same[:keep_head], same[len(same) - keep_tail :] if keep_tail else []
+                parts += [*head, "…", *tail]
+            else:
+                parts += same
+            continue
+        if a2 > a1:
+            parts.append("[-" + " ".join(old[a1:a2]) + "-]")
+        if b2 > b1:
+            parts.append("{+" + " ".join(new[b1:b2]) + "+}")
+    return " ".join(parts)
 
 
 def _comparable(value: object) -> Json:

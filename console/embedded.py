@@ -20,15 +20,24 @@ from console.client.local import LocalClient
 from console.notices import ActivityFeed, route_engine_log
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from console.session import EndpointInfo, Session
-from engine.core import Engine
+from engine.core import DB_FILE, Engine
 from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path
 from engine.http.app import bind_socket, start_server
+from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
 from engine.store.base import AttemptResult, Delivery
 
-__all__ = ["default_data_dir", "ensure_org", "open_embedded", "org_toml", "sample_roles"]
+__all__ = [
+    "NoDataFolder",
+    "default_data_dir",
+    "ensure_org",
+    "open_embedded",
+    "open_read_only",
+    "org_toml",
+    "sample_roles",
+]
 
 ORG_FILE = "org.toml"
 OPERATOR_EMAIL = "operator@apc.local"
@@ -145,7 +154,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         else:
             notices.append(no_samples(samples))
     try:
-        server = await start_server(engine, HOST, sock=sock)
+        server = await start_server(engine, HOST, sock=sock, extra_tools=standard_extras(engine))
     except BaseException:
         await engine.close()
         restore_log()
@@ -169,4 +178,37 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         close=close,
         notices=notices,
         activity=activity,
+    )
+
+
+class NoDataFolder(Exception):
+    """`--read-only` on a folder that holds no organization: said in one line, never created."""
+
+
+def check_read_only_folder(data_dir: Path) -> None:
+    """NoDataFolder unless `data_dir` holds an organization and its database (a read-only start makes
+    neither)."""
+    if not data_dir.is_dir():
+        raise NoDataFolder(
+            f"no data folder at {data_dir}; --read-only opens an existing one and creates nothing"
+        )
+    for name in (ORG_FILE, DB_FILE):
+        if not (data_dir / name).is_file():
+            raise NoDataFolder(f"{data_dir} holds no {name}; --read-only opens an existing data folder only")
+
+
+async def open_read_only(data_dir: Path) -> Session:
+    """The data folder as it is, read-only: no org file written or repaired, nothing published, no
+    endpoint (so no token shown), no lock or secrets file written; SQLite opens it `mode=ro`."""
+    check_read_only_folder(data_dir)
+    org = OrgConfig.load(data_dir / ORG_FILE)
+    engine = await Engine.open_read_only(data_dir, org)
+    operator = Identity("person", OPERATOR_EMAIL, operator=True)
+    return Session(
+        LocalClient(engine, operator, admin=False),
+        f"embedded · read-only · {data_dir}",
+        clock=engine.clock,
+        endpoint=None,
+        close=engine.close,
+        notices=["Read-only: nothing is written to the data folder; what is due is shown, not applied."],
     )

@@ -16,6 +16,7 @@ from console.answer import answer_lines, event_line, run_now_line, run_state_lin
 from console.client import Identity, failure
 from console.client.files import FetchedFile
 from console.client.paging import PAGE, all_pages
+from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import (
     DecideResult,
     PersonWorkEntry,
@@ -75,13 +76,34 @@ class Flows:
         name, version = view["run"]["process"], int(view["run"]["version"])
         document = await self.documents.get(name, version)
         bars = await self.documents.check_bars(name, version)
+        log, note = await self.run_log(screen.run_id)
         if not screen.is_attached:
             return
-        await screen.show(RunDetail(view, document, bars), app.now(), app.palette)
+        await screen.show(RunDetail(view, document, bars, log, note), app.now(), app.palette)
         pane = screen.evidence
         unchecked = pane.unchecked()
         if unchecked:
             pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
+
+    async def run_log(self, run_id: str) -> tuple[RunLog | None, str]:
+        """The whole run log (every page; a run keeps at most about a thousand entries), or None
+        and why not."""
+        client = self.app.client
+        answer = await client.run_log(run_id)
+        if answer is None:
+            return None, "this server offers no run log"
+        entries: list[RunLogEntry] = []
+        while True:
+            if not answer["ok"]:
+                return None, f"the run log could not be read: {answer['error']['message']}"
+            entries += answer["data"]["entries"]
+            cursor = answer["data"]["nextCursor"]
+            if cursor is None:
+                return {"runId": run_id, "entries": entries, "nextCursor": None}, ""
+            again = await client.run_log(run_id, cursor)
+            if again is None:
+                return None, "this server stopped offering the run log"
+            answer = again
 
     async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
         """Read each file back through its signed URL and record whether it still matches its hash."""

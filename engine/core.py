@@ -9,7 +9,6 @@ engine offers `check-1` only while it has one (check profile, preamble).
 
 from __future__ import annotations
 
-import asyncio
 import logging
 import time
 from collections.abc import Callable
@@ -27,7 +26,7 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
-from engine.store.base import Delivery, Store, VersionRecord
+from engine.store.base import Delivery, Store, Transaction, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -35,6 +34,7 @@ from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.replays import Replays
+from engine.tools.run_log import run_log
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
@@ -67,7 +67,6 @@ class Engine:
         self.evaluator = evaluator
         self._owns_evaluator = owns_evaluator
         self.tools: list[str] = list(TOOL_ORDER)
-        self._lock = asyncio.Lock()
         self.catalog = Catalog(store)
         self.ctx = Context(
             store=store,
@@ -84,7 +83,7 @@ class Engine:
             check_limits=org.check.limits,
             ids=ids,
         )
-        self._dispatcher = Dispatcher(self.ctx, self._lock)
+        self._dispatcher = Dispatcher(self.ctx)
         self.deliverer: Deliverer | None = None
 
     @classmethod
@@ -141,6 +140,38 @@ class Engine:
         files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
         return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
 
+    @classmethod
+    async def open_read_only(cls, data_dir: Path, org: OrgConfig, *, clock: Clock | None = None) -> Engine:
+        """An existing data folder for reading only: nothing in it is created, written or locked.
+
+        The store opens with SQLite's `mode=ro`, so timers due are applied in memory by each read and
+        never written; nothing is published or delivered, and no check is evaluated. The secrets
+        file is read when there is one (else the keys live only as long as this engine). A folder
+        without a database is a FileNotFoundError: a read-only start never makes an organization.
+        """
+        db = data_dir / DB_FILE
+        if not db.is_file():
+            raise FileNotFoundError(f"{data_dir} holds no apc database ({DB_FILE})")
+        store = await SqliteStore.open(db, read_only=True)
+        try:
+            path = org.server.secrets_file or data_dir / SECRETS_FILE
+            if path.is_file():
+                keys, _ = load_keys(path)
+            else:
+                legacy = await store.get_meta(LEGACY_FILE_URL_KEY)
+                keys = ServerKeys.generate(file_url=None if legacy is None else bytes.fromhex(legacy))
+            if clock is None:
+                mark = await store.server_time()
+                clock = ServerClock(1.0, None if mark is None else parse_stamp(mark))
+        except SecretsError as exc:
+            await store.close()
+            raise ConfigError(str(exc)) from None
+        except BaseException:
+            await store.close()
+            raise
+        files = Files(data_dir / "files", store, keys.file_url, clock, "http://127.0.0.1")
+        return cls(store, org, clock, files, keys=keys)
+
     async def process_text(self, name: str, version: int) -> str | None:
         """A published version's PROCESS.md text, for admin tools that draw or show it; None if unknown."""
         record = await self.store.get_version(name, version)
@@ -153,20 +184,27 @@ class Engine:
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self._dispatcher.call(identity, tool, arguments)
 
+    async def run_log(self, identity: Identity, arguments: dict[str, Any]) -> dict[str, Any]:
+        """`apc_run_log` (an extra tool): the run's log as of now, what is due applied first like
+        `get_run` does."""
+        await self.tick()
+        return await run_log(self.ctx, identity, arguments)
+
     async def publish(self, source: Path, bind: dict[str, str]) -> PublishResult:
         """Check, bind and publish a process folder or PROCESS.md as its next version (spec §7)."""
         checked, issues = draft(source, bind, self.org, self.profiles, tuple(self.tools))
         if checked is None:
             return PublishResult(False, None, None, False, issues)
-        async with self._lock:
-            latest = await self.store.latest_version(checked.name)
+        process = checked.process
+
+        async def request(tx: Transaction) -> PublishResult:
+            latest = await tx.latest_version(checked.name)
             if latest is not None and (latest.content_hash, latest.bindings) == (
                 checked.content_hash,
                 checked.bindings,
             ):
                 return PublishResult(True, checked.name, latest.version, False, [], checked.warnings)
             version = 1 if latest is None else latest.version + 1
-            process = checked.process
             now = stamp(self.clock.now())
             record = VersionRecord(
                 name=checked.name,
@@ -181,10 +219,11 @@ class Engine:
                 if process.requires_systems is None
                 else {"systems": list(process.requires_systems)},
             )
-            async with self.store.transaction() as tx:
-                await tx.advance_clock(now)
-                await tx.insert_version(record)
-        return PublishResult(True, checked.name, version, True, [], checked.warnings)
+            await tx.advance_clock(now)
+            await tx.insert_version(record)
+            return PublishResult(True, checked.name, version, True, [], checked.warnings)
+
+        return await self.store.write(request)
 
     async def publish_config_processes(self) -> list[PublishResult]:
         return [await self.publish(entry.path, entry.bind) for entry in self.org.processes]
@@ -220,8 +259,8 @@ class Engine:
             if self._owns_evaluator and self.evaluator is not None:
                 await self.evaluator.aclose()
             if not self.store.read_only:
-                async with self._lock, self.store.transaction() as tx:
-                    await tx.advance_clock(stamp(self.clock.now()))
+                now = stamp(self.clock.now())
+                await self.store.write(lambda tx: tx.advance_clock(now))
         finally:
             try:
                 await self.store.close()

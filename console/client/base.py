@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
 from console.client.files import FetchedFile, fetch_url
+from console.client.run_log import RUN_LOG_TOOL, RunLog
 from console.client.wire import (
     CancelResult,
     ClaimResult,
@@ -105,6 +106,12 @@ class Client(Protocol):
         cursor: str | None = None,
     ) -> Envelope[ListRunsResult]: ...
     async def fetch_file(self, url: str) -> FetchedFile | Failure: ...
+    async def run_log(
+        self, run_id: str, cursor: str | None = None, limit: int | None = None
+    ) -> Envelope[RunLog] | None:
+        """The run's log (`apc_run_log`); None when the server does not offer it."""
+        ...
+
     async def close(self) -> None: ...
 
     async def publish(self, source: Path, bind: dict[str, str] | None = None) -> PublishResult: ...
@@ -236,6 +243,20 @@ class ToolClient:
                 {"process": process, "state": state, "inputs": inputs, "limit": limit, "cursor": cursor}
             ),
         )
+
+    async def extra_tools(self) -> frozenset[str]:
+        """The tools the server offers beyond the fourteen (none, unless a transport finds some)."""
+        return frozenset()
+
+    async def run_log(
+        self, run_id: str, cursor: str | None = None, limit: int | None = None
+    ) -> Envelope[RunLog] | None:
+        if RUN_LOG_TOOL not in await self.extra_tools():
+            return None
+        result: Envelope[RunLog] = await self.call(
+            RUN_LOG_TOOL, _compact({"runId": run_id, "cursor": cursor, "limit": limit})
+        )
+        return result
 
     async def fetch_file(self, url: str) -> FetchedFile | Failure:
         return await fetch_url(url)

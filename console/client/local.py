@@ -14,6 +14,7 @@ from urllib.parse import parse_qs, urlsplit
 from console.client.base import Capabilities, RequestIds, ToolClient
 from console.client.envelope import failure
 from console.client.files import FetchedFile
+from console.client.run_log import RUN_LOG_TOOL
 from console.client.wire import Failure
 from engine.core import Engine
 from engine.document import Process, load, load_path
@@ -35,7 +36,12 @@ class LocalClient(ToolClient):
         self.capabilities = Capabilities(publish=admin, switch_identity=admin, process_document=True)
 
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
+        if tool == RUN_LOG_TOOL:
+            return await self.engine.run_log(self.identity, arguments)
         return await self.engine.call(self.identity, tool, arguments)
+
+    async def extra_tools(self) -> frozenset[str]:
+        return frozenset({RUN_LOG_TOOL})
 
     async def fetch_file(self, url: str) -> FetchedFile | Failure:
         """Serve a signed URL the way the HTTP file route does, without needing the endpoint running."""

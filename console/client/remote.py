@@ -16,6 +16,7 @@ from console.client.envelope import failure
 from console.client.wire import Failure
 from engine.http.client import McpAuthError, McpError, McpHttpClient
 from engine.identity import Identity
+from engine.tools.dispatch import TOOL_ORDER
 
 
 def token_identity(token: str) -> Identity:
@@ -43,6 +44,7 @@ class RemoteClient(ToolClient):
         super().__init__(token_identity(token), request_ids=request_ids)
         self.url = url
         self._mcp = McpHttpClient(url, token, http=http)
+        self._extra: frozenset[str] | None = None
 
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any] | Failure:
         try:
@@ -53,6 +55,16 @@ class RemoteClient(ToolClient):
             return failure("retry", f"{self.url}: {exc}")
         except httpx.HTTPError as exc:
             return failure("retry", f"cannot reach {self.url}: {exc.__class__.__name__}")
+
+    async def extra_tools(self) -> frozenset[str]:
+        """What `tools/list` offers beyond the fourteen, asked once; nothing while it cannot be asked."""
+        if self._extra is None:
+            try:
+                listed = await self._mcp.list_tools()
+            except (McpError, httpx.HTTPError):
+                return frozenset()
+            self._extra = frozenset(str(t.get("name")) for t in listed) - set(TOOL_ORDER)
+        return self._extra
 
     async def close(self) -> None:
         await self._mcp.aclose()

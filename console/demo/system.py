@@ -39,6 +39,7 @@ from engine.clock import ManualClock, ServerClock, rfc3339
 from engine.core import Engine
 from engine.document.model import Process
 from engine.http.app import RunningServer, bind_socket, start_server
+from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.tools.catalog import Catalog
 
@@ -241,7 +242,9 @@ class DemoSystem:
             raise
         presenter = DemoPresenter()
         try:
-            server = await start_server(engine, settings.host, sock=sock, extra_tools=[presenter.tool()])
+            server = await start_server(
+                engine, settings.host, sock=sock, extra_tools=[*standard_extras(engine), presenter.tool()]
+            )
         except BaseException:
             await engine.close()
             raise

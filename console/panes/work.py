@@ -337,7 +337,8 @@ class WorkPane(Scoped, Vertical):
 
     @on(DataTable.RowSelected, "#work-table")
     async def _selected(self) -> None:
-        await self.run_action("decide")
+        """Enter (or a click) decides; read-only, where nothing is decided, it opens the item's run."""
+        await self.run_action("open_run" if self.permissions.read_only else "decide")
 
     @on(Input.Changed, "#work-filter")
     @on(Select.Changed)

@@ -1,5 +1,6 @@
-"""One run in full: header, steps timeline with each completion and its history, evidence, the map
-with the current position, the body, and the inputs. Decide, cancel and send events from here.
+"""One run in full: header, steps with each completion and its history (and who holds a claim until
+when), the timeline of everything that happened, evidence, the map with the current position, the
+body, and the inputs. Decide, cancel and send events from here; `[`/`]` (`h`/`l`) switch tabs.
 
 The screen is given the run as read (`RunDetail`) and asks the app, by message, for every action.
 """
@@ -19,6 +20,7 @@ from textual.widgets import DataTable, Footer, Markdown, Static, TabbedContent, 
 
 from console.actions import bindings
 from console.answer import CURRENT
+from console.client.run_log import RunLog
 from console.client.wire import RunView, StepView
 from console.format import due, plain, pretty, stamp
 from console.map.layout import draw_process_map
@@ -28,8 +30,10 @@ from console.panes.evidence import EvidencePane
 from console.render import BarOf, Line, step_data_lines, to_text, work_item_lines
 from console.scoped import Permissions, Scoped
 from console.screens.main import focus_into
+from console.timeline import claims, from_log, from_view, timeline_lines
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
+from console.widgets.scroll_pane import ScrollPane
 from engine.document.model import Process
 
 COLUMNS = (
@@ -39,7 +43,9 @@ COLUMNS = (
     Column("by", "By", 16),
     Column("at", "At", 16),
     Column("due", "Due", 10),
+    Column("claim", "Claim", 30),
 )
+TABS = ("run-steps", "run-timeline", "run-evidence", "run-map", "run-body", "run-inputs")
 
 
 def no_bars(step_id: str) -> BarOf | None:
@@ -54,6 +60,10 @@ class RunDetail:
     view: RunView
     document: Process | None = None
     bars: Callable[[str], BarOf | None] = no_bars
+    log: RunLog | None = None
+    """The run log, when the server offers one (`apc_run_log`) and it was read."""
+    log_note: str = ""
+    """Why there is no log: the server does not offer one, or reading it failed."""
 
 
 def header_lines(view: RunView, palette: Palette) -> list[Line]:
@@ -102,6 +112,8 @@ class RunScreen(Scoped, Screen[None]):
                 yield LiveTable(COLUMNS, id="steps-table")
                 with VerticalScroll(classes="detail", id="step-detail-box"):
                     yield Static("", id="step-detail")
+            with TabPane("Timeline", id="run-timeline"), ScrollPane(id="timeline-box"):
+                yield Static("", id="timeline-text")
             with TabPane("Evidence", id="run-evidence"):
                 yield EvidencePane(self.permissions, id="evidence-pane")
             with TabPane("Map", id="run-map"):
@@ -140,6 +152,7 @@ class RunScreen(Scoped, Screen[None]):
         view = detail.view
         self.query_one("#run-header", Static).update(to_text(header_lines(view, palette)))
         data_steps = view["data"]["steps"]
+        held = claims(detail.log)
         rows = []
         for step in view["steps"]:
             record = data_steps.get(step["id"])
@@ -157,6 +170,7 @@ class RunScreen(Scoped, Screen[None]):
                         plain(record.get("by", "") if record else ""),
                         plain(stamp(record.get("at") if record else None)),
                         _due(step, now, palette),
+                        _claim(step, held.get(step["id"]), detail.log is not None, palette),
                     ],
                 )
             )
@@ -168,7 +182,17 @@ class RunScreen(Scoped, Screen[None]):
             self._body = view["body"]
             await self.query_one("#run-body-text", Markdown).update(self._body)
         self._show_map(detail, palette)
+        self._show_timeline(detail, palette)
         self.sync_bindings()
+
+    def _show_timeline(self, detail: RunDetail, palette: Palette) -> None:
+        if detail.log is not None:
+            items = from_log(detail.log)
+            source = f"The server's run log: {len(detail.log['entries'])} entries, oldest first."
+        else:
+            items = from_view(detail.view)
+            source = f"Pieced together from the run as get_run shows it ({detail.log_note})."
+        self.query_one("#timeline-text", Static).update(to_text(timeline_lines(items, palette, source)))
 
     def _show_map(self, detail: RunDetail, palette: Palette) -> None:
         view = detail.view
@@ -229,8 +253,28 @@ class RunScreen(Scoped, Screen[None]):
     def action_show_map(self) -> None:
         self.query_one("#run-tabs", TabbedContent).active = "run-map"
 
+    def _step_tab(self, by: int) -> None:
+        tabs = self.query_one("#run-tabs", TabbedContent)
+        at = TABS.index(tabs.active) if tabs.active in TABS else 0
+        tabs.active = TABS[(at + by) % len(TABS)]
+
+    def action_next_tab(self) -> None:
+        self._step_tab(1)
+
+    def action_prev_tab(self) -> None:
+        self._step_tab(-1)
+
     def action_close(self) -> None:
         self.dismiss(None)
+
+
+def _claim(step: StepView, held: tuple[str, str] | None, logged: bool, palette: Palette) -> Text:
+    """Who holds a claimed step, until when; the run log says, get_run alone does not."""
+    if step["state"] != "claimed":
+        return plain("")
+    if held is None:
+        return plain("—" if logged else "not shown by this server", palette.muted)
+    return plain(f"{held[0]} · until {stamp(held[1])[11:]}", palette.accent)
 
 
 def _due(step: StepView, now: datetime, palette: Palette) -> Text:

@@ -7,9 +7,11 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
+from console.actions import bindings
 from console.map.canvas import Span
 from console.map.layout import MapDrawing
 from console.palette import Palette
+from console.scoped import Scoped
 
 
 def drawing_text(drawing: MapDrawing, palette: Palette) -> Text:
@@ -29,8 +31,11 @@ def drawing_text(drawing: MapDrawing, palette: Palette) -> Text:
     return text
 
 
-class MapView(ScrollableContainer):
+class MapView(Scoped, ScrollableContainer):
     """Holds one drawing; `show` replaces it and brings the current position into view."""
+
+    SCOPE = "scroll"
+    BINDINGS = bindings("scroll")
 
     DEFAULT_CSS = """
     MapView { overflow-x: auto; overflow-y: auto; height: 1fr; }

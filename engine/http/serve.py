@@ -164,6 +164,7 @@ async def serve(
     from engine.core import Engine
     from engine.http.app import bind_socket, start_server
     from engine.http.oauth import OAuthVerifier
+    from engine.http.standard_extras import standard_extras
 
     try:
         org = OrgConfig.load(options.config)
@@ -200,7 +201,14 @@ async def serve(
         allowed = [*options.allow_host, *_public_host(options.public_url)]
         try:
             server = await start_server(
-                engine, options.host, port, allowed, oauth=oauth, public_url=public_url, sock=sock
+                engine,
+                options.host,
+                port,
+                allowed,
+                oauth=oauth,
+                public_url=public_url,
+                sock=sock,
+                extra_tools=standard_extras(engine),
             )
         except OSError as error:
             log.error("cannot listen on %s:%s: %s", options.host, port, error.strerror or error)

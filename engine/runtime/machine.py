@@ -18,6 +18,7 @@ from engine.document.model import JOIN, Process, Step
 from engine.ids import IdSource, new_id
 from engine.notify import ESCALATION, NEW_WORK, OVERDUE, RUN_ENDED
 from engine.org import OPERATORS_GROUP, OrgConfig
+from engine.runtime.journal import Journal
 from engine.store.state import (
     SERVER,
     UNFINISHED,
@@ -48,6 +49,22 @@ class Machine:
     ids: IdSource = new_id
     """Where work item ids come from (the engine's id source)."""
     _chain: int = 0
+    journal: Journal = field(init=False)
+    """The run log entries of this write (`runtime.journal`)."""
+
+    def __post_init__(self) -> None:
+        self.journal = Journal(self.run)
+
+    def log(
+        self,
+        kind: str,
+        step_id: str | None = None,
+        by: str | None = None,
+        note: str | None = None,
+        **detail: Any,
+    ) -> None:
+        """Record what happened at this moment in the run's log (`by` None or SERVER: the server)."""
+        self.journal.add(kind, self.at, step_id=step_id, by=by, note=note, detail=detail)
 
     # --- time and bookkeeping ----------------------------------------------------------------------
 
@@ -81,6 +98,7 @@ class Machine:
     def start(self) -> None:
         self.run.steps = {s.id: StepRun() for s in self.process.steps}
         self.run.started_at = stamp(self.now)
+        self.log("run_started", by=self.run.started_by, inputs=self.run.inputs, mode=self.run.mode)
         self.enter(self.process.steps[0].id)
         self.settle()
 
@@ -98,16 +116,19 @@ class Machine:
         )
         if step.kind == "agent":
             st.state = "ready"
+            self.log("step_ready", step_id, stepKind="agent")
         elif step.kind in ("task", "approve"):
             assignee = self._assignee(step)
             if assignee is None:
                 self.fail(step_id, SERVER, f"person {step.person} resolves to no person in the organization")
                 return
             st.state = "waiting"
-            self._open_item(step_id, step.kind, assignee)
+            item = self._open_item(step_id, step.kind, assignee)
+            self.log("step_ready", step_id, stepKind=step.kind, workItem=item.id, assignedTo=assignee)
         elif step.kind == "wait":
             st.state = "waiting"
             st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.value) or 0))
+            self.log("wait_started", step_id, until=rfc3339(parse_stamp(st.timer_at)))
             self._continue_if_due(step_id)
         elif step.kind == "wait_until":
             when = _as_datetime(self._lookup(step.value))
@@ -116,19 +137,24 @@ class Machine:
                 return
             st.state = "waiting"
             st.timer_at = stamp(when)
+            self.log("wait_started", step_id, until=rfc3339(when))
             self._continue_if_due(step_id)
         elif step.kind == "wait_for":
             st.state = "waiting"
             if step.timeout:
                 st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.timeout) or 0))
+            timeout = None if st.timer_at is None else rfc3339(parse_stamp(st.timer_at))
+            self.log("wait_started", step_id, event=step.value, timeout=timeout)
             held = next((e for e in self.run.events if e.name == step.value), None)
             if held is not None:
                 self.run.events.remove(held)
+                self.log("wait_ended", step_id, by=held.by, event=held.name, heldSince=held.at)
                 # The sender is `by`; `at` is when this step completed, not when the event was sent.
                 self.complete(step_id, {"output": held.data, "by": held.by, "at": self.at})
         elif step.kind == "parallel":
             st.state = "waiting"
             st.joined = []
+            self.log("step_ready", step_id, stepKind="parallel", branches=list(step.branches))
             for entry in step.branches:
                 self.enter(entry)
         elif step.kind == "finish":
@@ -138,6 +164,7 @@ class Machine:
     def _continue_if_due(self, step_id: str) -> None:
         st = self.run.steps[step_id]
         if st.timer_at is not None and parse_stamp(st.timer_at) <= self.now:
+            self.log("wait_ended", step_id, until=rfc3339(parse_stamp(st.timer_at)))
             self.complete(step_id, {"by": SERVER, "at": self.at})
 
     def _assignee(self, step: Step) -> dict[str, str] | None:
@@ -269,10 +296,9 @@ class Machine:
             return
         # The approval is rewound like the steps around it only when the run goes back to before it;
         # a forward `on_reject` (or one to a route never taken) leaves it done, with its decision.
-        if self._rewind(step.on_reject, step_id):
-            st.state = None
-        else:
-            st.state = "done"
+        rewound = self._rewind(step.on_reject, step_id)
+        st.state = None if rewound else "done"
+        self.log("rework", step_id, by=by, note=note, to=step.on_reject)
         self.enter(step.on_reject)
 
     def _rewind(self, target: str, rejecting: str) -> bool:
@@ -320,6 +346,10 @@ class Machine:
         run.state = "cancelled" if state == "cancelled" else "ended"
         run.outcome = outcome
         run.ended = {"by": by, "at": self.at, "note": note}
+        if run.state == "cancelled":
+            self.log("cancelled", by=by, note=note)
+        else:
+            self.log("ended", by=by, note=note, outcome=outcome)
         for sid, st in run.steps.items():
             self._release(sid)
             if st.state in UNFINISHED:
@@ -335,6 +365,7 @@ class Machine:
         st = self.run.steps[step_id]
         expires = stamp(self.now + timedelta(seconds=lease_seconds))
         st.state, st.claim = "claimed", Claim(token_hash, by, expires)
+        self.log("claimed", step_id, by=by, leaseUntil=rfc3339(parse_stamp(expires)), progress=None)
         return expires
 
     def renew(self, step_id: str, token_hash: str, lease_seconds: int, progress: str | None) -> str:
@@ -345,6 +376,13 @@ class Machine:
         claim.expires_at = stamp(self.now + timedelta(seconds=lease_seconds))
         if progress is not None:
             claim.progress = progress
+        self.log(
+            "renewed",
+            step_id,
+            by=claim.by,
+            leaseUntil=rfc3339(parse_stamp(claim.expires_at)),
+            progress=claim.progress,
+        )
         return claim.expires_at
 
     def refuse(self, step_id: str, issues: list[str], check: dict[str, Any] | None = None) -> None:
@@ -359,6 +397,8 @@ class Machine:
         if check is not None:
             handoff["check"] = check
         st.handoff = handoff
+        by = None if st.claim is None else st.claim.by
+        self.log("submission_refused", step_id, by=by, issues=issues)
 
     def escalate(self, step_id: str, by: str, note: str) -> WorkItem:
         """The step waits on the operators; a task's own work item gives way to the escalation's."""
@@ -366,7 +406,9 @@ class Machine:
         self._close_item(step_id)
         st.state, st.claim = "waiting", None
         st.escalation = {"note": note, "by": by, "at": self.at}
-        return self._open_item(step_id, self.step(step_id).kind, {"group": OPERATORS_GROUP}, escalated=True)
+        item = self._open_item(step_id, self.step(step_id).kind, {"group": OPERATORS_GROUP}, escalated=True)
+        self.log("escalated", step_id, by=by, note=note, workItem=item.id)
+        return item
 
     def hold(
         self, step_id: str, note: str, check: dict[str, Any], candidate: dict[str, Any], issues: list[str]
@@ -416,6 +458,7 @@ class Machine:
             handoff.update(issues=lines or [], check=check)
         st.handoff = handoff
         st.ready_since = stamp(self.now)
+        self.log("returned", step_id, by=by, note=note)
         if step.kind != "task":
             st.state = "ready"
             return
@@ -435,6 +478,15 @@ class Machine:
             raise RuntimeError("a lease ended without a claim")
         if st.claim.progress:
             st.handoff = {**(st.handoff or {}), "progress": st.claim.progress}
+        lease = rfc3339(parse_stamp(st.claim.expires_at))
+        self.log(
+            "timed_out",
+            step_id,
+            timer="lease",
+            agent=st.claim.by,
+            leaseUntil=lease,
+            progress=st.claim.progress,
+        )
         st.state, st.ready_since, st.claim = "ready", st.claim.expires_at, None
 
     def timers(self) -> list[tuple[str, str, str]]:
@@ -472,8 +524,10 @@ class Machine:
                 elif kind == "due":
                     self._overdue(sid)
                 elif kind == "wait":
+                    self.log("wait_ended", sid, until=rfc3339(self.now))
                     self.complete(sid, {"by": SERVER, "at": self.at})
                 else:
+                    self.log("timed_out", sid, timer="wait_for", next=self.step(sid).on_timeout)
                     self.complete(sid, {"by": SERVER, "at": self.at}, self.step(sid).on_timeout)
         finally:
             self.now = until
@@ -483,6 +537,7 @@ class Machine:
         """Spec §2.2 `due`: mark the step and notify its assignees and the operators; work stays open."""
         st = self.run.steps[step_id]
         st.overdue = True
+        self.log("overdue", step_id, due=None if st.due_at is None else rfc3339(parse_stamp(st.due_at)))
         item = self.run.work_items.get(st.work_item or "")
         assignees = [] if item is None else self._people(item.assigned_to)
         self._notify(OVERDUE, step_id, [*assignees, *self.org.operators()], st.work_item)
@@ -492,8 +547,11 @@ class Machine:
         for step in self.process.steps:
             st = self.run.steps[step.id]
             if step.kind == "wait_for" and step.value == name and st.state == "waiting":
+                self.log("event_received", step.id, by=by, event=name, held=False)
+                self.log("wait_ended", step.id, by=by, event=name)
                 self.complete(step.id, {"output": data, "by": by, "at": self.at})
                 return step.id
+        self.log("event_received", by=by, event=name, held=True)
         self.run.events.append(HeldEvent(name, data, by, self.at))
         return None
 

@@ -1,17 +1,22 @@
-"""The persistence interface the engine codes against; SQLite is the one implementation today.
+"""The persistence interface the engine codes against.
 
-Reads go through the `Store`; every write tool runs inside one `Transaction`, which commits all of its
-changes (run document, derived indexes, tokens, the idempotency record) at once or none of them.
+Reads go through the `Store`. Every write is one write request, `Store.write(fn)`: `fn` makes its
+changes through the `Transaction` it is handed (run document, derived indexes, tokens, notifications,
+the idempotency record), and they are kept all together or none of them. The caller is answered once
+they are durable. `fn` may run more than once (a store may retry a transaction that lost a race), so
+it must change nothing outside `tx` beyond pure computation.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
-from typing import Any, Literal, Protocol
+from typing import Any, Literal, Protocol, TypeVar
 
 from engine.store.state import Notification, Run
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -127,6 +132,61 @@ class Delivery:
     given_up_at: str | None
 
 
+LOG_KINDS = (
+    "run_started",
+    "step_ready",
+    "claimed",
+    "renewed",
+    "submission_refused",
+    "submitted",
+    "escalated",
+    "returned",
+    "decided",
+    "check_verdict",
+    "wait_started",
+    "wait_ended",
+    "event_received",
+    "overdue",
+    "timed_out",
+    "rework",
+    "cancelled",
+    "ended",
+)
+"""Every kind of run log entry, in no particular order."""
+
+
+@dataclass(frozen=True)
+class LogEntry:
+    """One entry of a run's log: what happened to the run, when, by whom (None: the server).
+
+    `seq` numbers the run's entries from 1; a repeat of the entry before it (another renewal,
+    another refused submission by the same agent on the same step) carries the same `seq` and is
+    added to that entry's `count`, its `detail` the latest. Never holds a token.
+    """
+
+    seq: int
+    at: str
+    """Server time, RFC 3339 as on the wire."""
+    kind: str
+    by: str | None
+    step_id: str | None
+    note: str | None
+    count: int
+    detail: dict[str, Any]
+
+    def wire(self) -> dict[str, Any]:
+        return {
+            "seq": self.seq,
+            "at": self.at,
+            "kind": self.kind,
+            "by": self.by,
+            "stepId": self.step_id,
+            "note": self.note,
+            "count": self.count,
+            "detail": self.detail,
+        }
+
+
 @dataclass(frozen=True)
 class AttemptResult:
     """What one attempt came to: `delivered`, `pending` again (retried at `retry_at`), or `given_up`."""
@@ -138,10 +198,21 @@ class AttemptResult:
 
 
 class Transaction(Protocol):
+    """One write request's reads and writes; its reads see its own changes and those of every write
+    acknowledged before it."""
+
     async def get_run(self, run_id: str) -> Run | None: ...
+    async def get_request(self, request_id: str) -> RequestRecord | None: ...
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None: ...
     async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None: ...
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None: ...
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None: ...
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        """Add `entries` to the run's log in one statement; an entry whose `seq` is already there
+        adds its count to that entry and replaces its detail. The oldest entries past the per-run
+        cap give way (`engine.store.runlog`)."""
+        ...
+
     async def save_request(self, record: RequestRecord) -> None: ...
     async def insert_version(self, record: VersionRecord) -> None: ...
     async def insert_file(self, record: FileRecord) -> None: ...
@@ -166,13 +237,29 @@ class Store(Protocol):
         ...
 
     async def close(self) -> None: ...
-    def transaction(self) -> AbstractAsyncContextManager[Transaction]: ...
+    async def write(self, fn: Callable[[Transaction], Awaitable[T]]) -> T:
+        """Run `fn` as one write request and return what it returns, once its changes are durable.
+
+        If `fn` raises, none of its changes are kept and the exception reaches the caller; other
+        requests are unaffected. `fn` may be run more than once, so it has no effect outside `tx`
+        except pure computation. Refused (RuntimeError) on a read-only store."""
+        ...
+
+    def transaction(self) -> AbstractAsyncContextManager[Transaction]:
+        """A write whose body is the `async with` block: for migrations and bulk seeding only (it
+        holds the writer for as long as the block runs)."""
+        ...
+
     async def get_meta(self, key: str) -> str | None: ...
     async def server_time(self) -> str | None:
         """The latest server time any write recorded (a `stamp`), so a restart resumes from it."""
         ...
 
     async def get_run(self, run_id: str) -> Run | None: ...
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        """The run's log entries with `seq` above `after_seq`, oldest first, at most `limit`."""
+        ...
+
     async def get_runs(self, run_ids: list[str]) -> dict[str, Run]: ...
     async def token_owner(self, token_hash: str) -> tuple[str, str] | None: ...
     async def get_request(self, request_id: str) -> RequestRecord | None: ...

@@ -1,15 +1,16 @@
 """The outbox in SQLite: notifications, and their deliveries to the `[[notify]]` targets.
 
 A notification is written in the transaction of the change it reports, with one delivery row per
-target that wants its kind. Deliverers claim due rows on a connection of their own (never the engine's
-writer), in one `BEGIN IMMEDIATE` statement that marks them with an owner and a lease, so several
-servers on one database file never take one row at once, and a row whose owner died is due again
-when its lease ends. Only the owner of the current claim (same owner, same attempt) can record its end.
+target that wants its kind. Deliverers claim due rows through the store's writer, in one statement
+inside a write transaction (which holds SQLite's write lock) that marks them with an owner and a
+lease, so several servers on one database file never take one row at once, and a row whose owner died
+is due again when its lease ends. Only the owner of the current claim (same owner, same attempt) can record its end.
 """
 
 from __future__ import annotations
 
 import json
+import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -50,11 +51,11 @@ _DELIVERY_COLS = (
 _DELIVERIES = f"SELECT {_DELIVERY_COLS} FROM deliveries d JOIN outbox o ON o.seq = d.notification_seq"
 
 
-async def insert(
-    conn: aiosqlite.Connection, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+def insert(
+    conn: sqlite3.Connection, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
 ) -> None:
     for note in notes:
-        cur = await conn.execute(
+        cur = conn.execute(
             "INSERT INTO outbox (id, kind, run_id, process, step_id, recipients, at, test, work_item, outcome) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
@@ -73,7 +74,7 @@ async def insert(
         targets = deliver_to(note.kind)
         if targets:
             state, due = ("test", None) if note.test else ("pending", stamp_of_wire(note.at))
-            await conn.executemany(
+            conn.executemany(
                 "INSERT INTO deliveries (notification_seq, target, state, next_at) VALUES (?, ?, ?, ?)",
                 [(cur.lastrowid, url, state, due) for url in targets],
             )
@@ -97,28 +98,28 @@ async def deliveries(conn: aiosqlite.Connection, run_id: str | None) -> list[Del
         return [_delivery(row) for row in await cur.fetchall()]
 
 
-async def claim(
-    conn: aiosqlite.Connection, owner: str, now: str, lease_until: str, limit: int
-) -> list[Delivery]:
-    """One statement takes the rows (the write lock is the database's), then they are read back."""
-    async with conn.execute(
-        "UPDATE deliveries SET claimed_by = ?, next_at = ?, attempts = attempts + 1 WHERE id IN "
-        "(SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?) "
-        "RETURNING id",
-        (owner, lease_until, now, limit),
-    ) as cur:
-        ids = [row[0] for row in await cur.fetchall()]
+def claim(conn: sqlite3.Connection, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
+    """One statement takes the rows (inside the writer's transaction), then they are read back."""
+    ids = [
+        row[0]
+        for row in conn.execute(
+            "UPDATE deliveries SET claimed_by = ?, next_at = ?, attempts = attempts + 1 WHERE id IN "
+            "(SELECT id FROM deliveries WHERE state = 'pending' AND next_at <= ? ORDER BY next_at, id LIMIT ?) "
+            "RETURNING id",
+            (owner, lease_until, now, limit),
+        ).fetchall()
+    ]
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    async with conn.execute(f"{_DELIVERIES} WHERE d.id IN ({marks}) ORDER BY d.next_at, d.id", ids) as cur:
-        return [_delivery(row) for row in await cur.fetchall()]
+    rows = conn.execute(f"{_DELIVERIES} WHERE d.id IN ({marks}) ORDER BY d.next_at, d.id", ids).fetchall()
+    return [_delivery(row) for row in rows]
 
 
-async def record(conn: aiosqlite.Connection, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+def record(conn: sqlite3.Connection, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
     delivered = result.at if result.state == "delivered" else None
     given_up = result.at if result.state == "given_up" else None
-    async with conn.execute(
+    row = conn.execute(
         "UPDATE deliveries SET state = ?, next_at = ?, last_error = COALESCE(?, last_error), "
         "delivered_at = ?, given_up_at = ?, claimed_by = NULL "
         "WHERE id = ? AND claimed_by = ? AND attempts = ? AND state = 'pending' RETURNING id",
@@ -132,8 +133,8 @@ async def record(conn: aiosqlite.Connection, delivery: Delivery, owner: str, res
             owner,
             delivery.attempts,
         ),
-    ) as cur:
-        return await cur.fetchone() is not None
+    ).fetchone()
+    return row is not None
 
 
 def _notification(row: Any) -> Notification:

@@ -127,13 +127,18 @@ class Run:
     ended: dict[str, Any] | None = None
     updated_at: str = ""
     data: dict[str, dict[str, Any]] = field(default_factory=dict)
-    """Run data `steps`: per step id, its current fields and `history`."""
+    """Run data `steps`: per step id, its current fields and `history`. A step's record is replaced
+    whole when it changes, never edited in place: the store rewrites only records that are new objects."""
     steps: dict[str, StepRun] = field(default_factory=dict)
     work_items: dict[str, WorkItem] = field(default_factory=dict)
     item_ids: list[str] = field(default_factory=list)
     """Every work item ever opened on this run: tells `already_decided` from `not_found`."""
     events: list[HeldEvent] = field(default_factory=list)
     counter: int = 0
+    log_seq: int = 0
+    """The `seq` of the run log's latest entry."""
+    log_tail: str | None = None
+    """What that entry repeats on (`runtime.journal`), None when it is not one that repeats."""
 
     @property
     def is_over(self) -> bool:
@@ -142,8 +147,11 @@ class Run:
     def run_data(self) -> dict[str, Any]:
         return {"inputs": self.inputs, "steps": self.data}
 
-    def to_json(self) -> str:
+    def to_json(self, *, data: bool = True) -> str:
+        """The run as one JSON document; without `data` when the store keeps step data apart."""
         doc = dict(vars(self))
+        if not data:
+            del doc["data"]
         doc["steps"] = {
             sid: {**vars(st), "claim": None if st.claim is None else vars(st.claim)}
             for sid, st in self.steps.items()

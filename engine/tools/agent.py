@@ -66,7 +66,7 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
 async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machine, str]:
     """The run and step a token was issued for, with the checks every token-bearing tool makes."""
     digest = token_digest(token)
-    owner = await ctx.store.token_owner(digest)
+    owner = await call.writes.token_owner(digest)
     if owner is None:
         raise invalid("the token does not verify", ["token: not valid"])
     m = await open_run(ctx, call, owner[0])
@@ -112,9 +112,23 @@ async def submit(ctx: Context, call: Call, args: SubmitArgs) -> dict[str, Any]:
         await save(call, m, touch=False)
         raise ToolError("not_accepted", "the submission was not accepted", issues, keep=True)
     key = ("submit", m.run.id, step_id, token_digest(args.token))
-    await checking.finish(call, m, step, fields, args.next, key)
+
+    def accepted() -> None:
+        m.log("submitted", step_id, by=call.identity.id, note=args.summary, **submitted(fields, args.next))
+
+    await checking.finish(call, m, step, fields, args.next, key, accepted)
     await save(call, m)
     return ctx.views.run_view(m.run, m.process)
+
+
+def submitted(fields: dict[str, Any], chosen: str | None) -> dict[str, Any]:
+    """What a log entry says of an accepted submission: its shape, not its values (run data has them)."""
+    output = fields.get("output")
+    return {
+        "outputFields": sorted(output) if isinstance(output, dict) else [],
+        "evidence": len(fields.get("evidence", [])),
+        "next": chosen,
+    }
 
 
 async def escalate(ctx: Context, call: Call, args: EscalateArgs) -> dict[str, Any]:

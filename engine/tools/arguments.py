@@ -79,6 +79,16 @@ class GetRunArgs(_Args):
     runId: str
 
 
+class RunLogArgs(_Args):
+    """`apc_run_log`, an extra read beside the fourteen (`engine.tools.run_log`)."""
+
+    runId: Annotated[str, Field(min_length=1, description="The run whose log to read.")]
+    cursor: Annotated[
+        Omittable[str], Field(description="nextCursor of the page before; omit for the first.")
+    ] = None
+    limit: Annotated[Omittable[Limit], Field(description="Entries per page, 1 to 100 (default 100).")] = None
+
+
 class GetWorkArgs(_Args):
     limit: Limit = 20
     cursor: Omittable[str] = None

@@ -43,12 +43,16 @@ class Catalog:
     def __init__(self, store: Store) -> None:
         self._store = store
         self._parsed: dict[tuple[str, int], Process] = {}
+        self._records: dict[tuple[str, int], VersionRecord] = {}
+        """Versions read by number: a write pins its run's version without a read of the store."""
 
     async def get(self, name: str, version: int | None = None) -> tuple[VersionRecord, Process] | None:
         if version is None:
             record = await self._store.latest_version(name)
-        else:
+        elif (record := self._records.get((name, version))) is None:
             record = await self._store.get_version(name, version)
+            if record is not None:
+                self._records[(name, version)] = record
         return None if record is None else (record, self.parsed(record))
 
     def parsed(self, record: VersionRecord) -> Process:

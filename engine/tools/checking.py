@@ -23,6 +23,7 @@ this submission, which is unchanged, and asking again could starve a step on a b
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from engine.check import CheckRequest, EvaluatorError, Material, Verdict, issue_lines, run_check
@@ -74,18 +75,24 @@ async def finish(
     fields: dict[str, Any],
     chosen: str | None,
     key: tuple[str, ...],
+    accepted: Callable[[], None],
 ) -> None:
     """Complete the step with `fields`, which passed the objective rules, after its check if it has one.
 
-    The caller saves the run afterwards; a `fail` saves the refusal itself and raises `not_accepted`.
+    `accepted` logs the submission or decision once it is taken. The caller saves the run afterwards;
+    a `fail` saves the refusal itself and raises `not_accepted`.
     """
     if not step.check:
+        accepted()
         m.complete(step.id, fields, chosen)
         return
     verdict = _verdict(call, key, step, m, fields)
     wire = verdict.wire()
     effect = verdict.effect
+    if effect in ("complete", "not_accepted", "escalate"):
+        m.log("check_verdict", step.id, verdict=wire)
     if effect == "complete":
+        accepted()
         m.complete(step.id, with_check(fields, wire), chosen)
     elif effect == "not_accepted":
         issues = issue_lines(verdict)

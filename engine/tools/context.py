@@ -125,6 +125,8 @@ async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
     if touch:
         machine.settle()
     await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))
+    if machine.journal.entries:
+        await call.writes.append_log(machine.run.id, machine.journal.entries)
     if machine.notifications:
         await call.writes.add_notifications(machine.notifications, machine.org.notify_urls)
 

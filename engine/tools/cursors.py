@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from engine.tools.errors import ToolError, invalid
 
-Read = Literal["list_runs", "list_processes", "agent_work", "person_work"]
+Read = Literal["list_runs", "list_processes", "agent_work", "person_work", "run_log"]
 
 MAX_CURSOR_CHARS = 512
 MAC_BYTES = 16

@@ -1,15 +1,16 @@
 """One entry point for every tool call: argument checking, idempotency, the write transaction, errors.
 
 Order for every call: arguments (`invalid`), then for writes a replay of the same `requestId`, then the
-tool's own rules in `errors.PRECEDENCE` order. A write runs inside one transaction under one lock, so
-concurrent writes to a run are resolved here, not by the client (spec §6, housekeeping rule). A write
-whose submission needs a check runs twice, with the evaluator asked in between, outside the lock
-(`tools.checking` says why and what the second pass checks again).
+tool's own rules in `errors.PRECEDENCE` order. A write is one write request of the store
+(`Store.write`): the replay lookup, the tool and its idempotency record run together and are kept
+together, one request after another, so concurrent writes to a run are resolved here, not by the
+client (spec §6, housekeeping rule). A write whose submission needs a check runs twice, with the
+evaluator asked in between, outside any write (`tools.checking` says why and what the second pass
+checks again).
 """
 
 from __future__ import annotations
 
-import asyncio
 import hashlib
 import json
 import logging
@@ -20,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
-from engine.store.base import RequestRecord
+from engine.store.base import RequestRecord, Transaction
 from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
@@ -73,13 +74,12 @@ AS_OF_NOW = frozenset({"get_run", "get_work", "list_runs"})
 
 
 class Dispatcher:
-    def __init__(self, ctx: Context, write_lock: asyncio.Lock) -> None:
+    def __init__(self, ctx: Context) -> None:
         self.ctx = ctx
-        self.lock = write_lock
 
     async def apply_due(self, now: datetime) -> None:
         """Apply every timer due by `now` (the timer loop, and every read of runs)."""
-        await timers.apply_due(self.ctx, self.lock, now)
+        await timers.apply_due(self.ctx, now)
 
     async def call(self, identity: Identity, tool: str, arguments: Any) -> dict[str, Any]:
         try:
@@ -131,38 +131,41 @@ class Dispatcher:
         fingerprint: str,
         checked: Checked | None,
     ) -> Any:
-        """One pass of a write under the lock; `CheckNeeded` leaves it with the transaction rolled back."""
-        async with self.lock:
-            earlier = await self.ctx.store.get_request(request_id)
+        """One pass of a write as one write request; `CheckNeeded` leaves it with nothing written."""
+
+        async def request(tx: Transaction) -> tuple[Any, ToolError | None]:
+            earlier = await tx.get_request(request_id)
             if earlier is not None:
-                if (earlier.identity, earlier.tool, earlier.args_hash) != (identity.id, tool, fingerprint):
-                    raise conflict(
-                        "this requestId was already used with other arguments", "requestId: already used"
-                    )
-                readable, result = self.ctx.replays.open(request_id, identity.id, tool, earlier.result)
-                if not readable:
-                    raise conflict(
-                        "this requestId was already used, and its result cannot be read back "
-                        "(the server's secrets file changed); make a new call",
-                        "requestId: already used",
-                    )
-                return result
-            kept: ToolError | None = None
-            async with self.ctx.store.transaction() as tx:
-                call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
-                await tx.advance_clock(stamp(call.now))
-                try:
-                    result = await WRITES[tool](self.ctx, call, args)
-                except ToolError as err:
-                    if not err.keep:
-                        raise
-                    kept = err
-                else:
-                    recorded = self.ctx.replays.seal(request_id, identity.id, tool, result)
-                    await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
-            if kept is not None:
-                raise kept
-            return result
+                return self._replay(earlier, identity, tool, fingerprint), None
+            call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
+            await tx.advance_clock(stamp(call.now))
+            try:
+                result = await WRITES[tool](self.ctx, call, args)
+            except ToolError as err:
+                if not err.keep:
+                    raise
+                return None, err  # what the tool changed is kept, and the caller still hears the error
+            recorded = self.ctx.replays.seal(request_id, identity.id, tool, result)
+            await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
+            return result, None
+
+        result, kept = await self.ctx.store.write(request)
+        if kept is not None:
+            raise kept
+        return result
+
+    def _replay(self, earlier: RequestRecord, identity: Identity, tool: str, fingerprint: str) -> Any:
+        """The recorded result of an earlier call with this requestId, if it was this same call."""
+        if (earlier.identity, earlier.tool, earlier.args_hash) != (identity.id, tool, fingerprint):
+            raise conflict("this requestId was already used with other arguments", "requestId: already used")
+        readable, result = self.ctx.replays.open(earlier.request_id, identity.id, tool, earlier.result)
+        if not readable:
+            raise conflict(
+                "this requestId was already used, and its result cannot be read back "
+                "(the server's secrets file changed); make a new call",
+                "requestId: already used",
+            )
+        return result
 
 
 def _fingerprint(tool: str, arguments: dict[str, Any]) -> str:

@@ -52,6 +52,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
     m.start()
     keys = [(name, canonical(value)) for name, value in args.inputs.items()]
     await call.writes.insert_run(run, derive(m), keys)
+    await call.writes.append_log(run.id, m.journal.entries)
     if m.notifications:
         await call.writes.add_notifications(m.notifications, m.org.notify_urls)
     return ctx.views.run_view(run, process)
@@ -98,6 +99,13 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
     assert item is not None
     _check_decision(args, decisions(item))
     by, step_id = call.identity.id, item.step_id
+
+    def decided() -> None:
+        note = args.summary if args.decision == "completed" else args.note
+        m.log("decided", step_id, by=by, note=note, decision=args.decision, workItem=item.id)
+
+    if args.decision != "completed" and args.decision != "returned":
+        decided()
     if args.decision == "approved":
         m.approve(step_id, by, args.note)
     elif args.decision == "rejected":
@@ -114,10 +122,11 @@ async def decide(ctx: Context, call: Call, args: DecideArgs) -> dict[str, Any]:
         if issues:
             raise ToolError("not_accepted", "the decision was not accepted", issues)
         if item.escalated:
+            decided()
             m.complete(step_id, checking.held_fields(fields, escalation), sub.next)
         else:
             key = ("decide", run.id, item.id, args.snapshot)
-            await checking.finish(call, m, step, fields, sub.next, key)
+            await checking.finish(call, m, step, fields, sub.next, key, decided)
     await save(call, m)
     return ctx.views.run_view(run, m.process)
 

@@ -16,26 +16,29 @@ from datetime import datetime
 
 from engine.identity import Identity
 from engine.runtime.derive import derive
+from engine.store.base import Transaction
 from engine.store.state import SERVER, parse_stamp, stamp
 from engine.tools.context import Call, Context, machine_for, save
 
 log = logging.getLogger("engine.timers")
 
 
-async def apply_due(ctx: Context, lock: asyncio.Lock, now: datetime) -> None:
-    """Apply every timer due by `now`, one run per write transaction; a run that fails is logged."""
+async def apply_due(ctx: Context, now: datetime) -> None:
+    """Apply every timer due by `now`, one write request per run (all of them queued together, so
+    they share commits); a run that fails is logged."""
     if ctx.store.read_only:
         return
-    for run_id in await ctx.store.due_runs(stamp(now)):
-        async with lock:
-            try:
-                await _catch_up(ctx, run_id, now)
-            except Exception:
-                log.exception("timer for run %s failed", run_id)
+    due = await ctx.store.due_runs(stamp(now))
+    outcomes = await asyncio.gather(*(_catch_up(ctx, run_id, now) for run_id in due), return_exceptions=True)
+    for run_id, outcome in zip(due, outcomes, strict=True):
+        if isinstance(outcome, Exception):
+            log.error("timer for run %s failed", run_id, exc_info=outcome)
+        elif isinstance(outcome, BaseException):
+            raise outcome
 
 
 async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
-    async with ctx.store.transaction() as tx:
+    async def request(tx: Transaction) -> None:
         run = await tx.get_run(run_id)
         if run is None or run.is_over:
             return
@@ -48,3 +51,5 @@ async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
         machine.catch_up()
         # No write of its own: the run was changed, and stamped, at each timer's due time.
         await save(call, machine, touch=False)
+
+    await ctx.store.write(request)

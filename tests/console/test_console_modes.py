@@ -79,6 +79,9 @@ async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, cl
         assert work.check_action("open_run", ()) is True
         assert app.check_action("start_run", ()) is False
         await press(pilot, "enter")
+        opened = app.screen
+        assert isinstance(opened, RunScreen)  # read-only: Enter opens the item's run, not a form
+        await press(pilot, "escape")
         assert app.screen is app.main
         await press(pilot, "o")
         run_screen = app.screen

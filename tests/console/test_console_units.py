@@ -137,6 +137,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
     from console.panes.work import WorkPane
     from console.screens.run import RunScreen
     from console.widgets.live_table import LiveTable
+    from console.widgets.scroll_pane import ScrollPane
 
     handlers = {
         "app": ApcApp,
@@ -149,6 +150,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         "modal": Dialog,
         "decide": DecideDialog,
         "confirm": Confirm,
+        "scroll": ScrollPane,
     }
     assert len({spec.id for spec in ACTIONS}) == len(ACTIONS)
     assert set(SCOPE_TITLES) == set(handlers)

@@ -23,7 +23,7 @@ async def test_operators_control_the_demo_over_mcp_and_nobody_else(tmp_path: Pat
         mcp = McpHttpClient(system.server.url, tokens[system.org.operator_email])
         try:
             listed = await mcp.list_tools()
-            assert [t["name"] for t in listed] == [*TOOL_ORDER, TOOL]
+            assert [t["name"] for t in listed] == [*TOOL_ORDER, "apc_run_log", TOOL]
             tool = next(t for t in listed if t["name"] == TOOL)
             assert tool["annotations"]["title"] == "Control the live demo"
             assert tool["inputSchema"]["required"] == ["action"]

@@ -1,7 +1,9 @@
 """DESIGN principle 3: a write acknowledged before a SIGKILL is on disk after it, and runs stay consistent.
 
 A child process drives the engine and prints one line per acknowledged write; the parent kills it
-mid-stream, reopens the store and checks every acknowledged write and every derived index.
+mid-stream, reopens the store and checks every acknowledged write and every derived index. With
+several concurrent writers the child's writes are group-committed (it reports its commits and
+requests, so the test knows batches really formed).
 """
 
 from __future__ import annotations
@@ -12,6 +14,8 @@ import sqlite3
 import subprocess
 import sys
 from pathlib import Path
+
+import pytest
 
 from engine.clock import ManualClock
 from engine.core import Engine
@@ -35,36 +39,48 @@ async def main():
     folder.mkdir(exist_ok=True)
     (folder / "PROCESS.md").write_text(textwrap.dedent(THREE_AGENTS).lstrip())
     assert (await engine.publish(folder, {{}})).ok
+    await asyncio.gather(*(worker(engine, w) for w in range({workers})))
+
+async def worker(engine, w):
     n = 0
     while True:
         n += 1
-        reply = await engine.call(SCREENER, "start_run", {{"process": "three-agents", "inputs": {{"ticket": str(n)}}, "requestId": f"s{{n}}"}})
+        key = f"{{w}}-{{n}}"
+        reply = await engine.call(SCREENER, "start_run", {{"process": "three-agents", "inputs": {{"ticket": key}}, "requestId": f"s{{key}}"}})
         run_id = reply["data"]["run"]["id"]
         print("started", run_id, flush=True)
         for step in ("one", "two"):
-            c = await engine.call(SCREENER, "claim", {{"runId": run_id, "stepId": step, "requestId": f"c{{n}}{{step}}"}})
+            c = await engine.call(SCREENER, "claim", {{"runId": run_id, "stepId": step, "requestId": f"c{{key}}{{step}}"}})
             s = await engine.call(SCREENER, "submit", {{"token": c["data"]["token"], "output": {{"note": step}},
-                                                       "summary": "s", "requestId": f"u{{n}}{{step}}"}})
+                                                       "summary": "s", "requestId": f"u{{key}}{{step}}"}})
             assert s["ok"], s
             print("done", run_id, step, flush=True)
+            stats = engine.store.writer_stats
+            print("stats", stats.commits, stats.requests, flush=True)
 
 asyncio.run(main())
 """
 
 
-async def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
+@pytest.mark.parametrize("workers", [1, 8])
+async def test_acknowledged_writes_survive_sigkill(tmp_path: Path, workers: int) -> None:
     data = tmp_path / "data"
     data.mkdir()
-    script = CHILD.format(tests=str(Path(__file__).parent), data=str(data))
+    script = CHILD.format(tests=str(Path(__file__).parent), data=str(data), workers=workers)
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     child = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     acknowledged: list[list[str]] = []
+    batched = 0
     try:
         assert child.stdout is not None
         while len(acknowledged) < 60:
             line = child.stdout.readline()
             assert line, "the child stopped early"
-            acknowledged.append(line.split())
+            if line.startswith("stats"):
+                commits, requests = map(int, line.split()[1:])
+                batched = max(batched, requests - commits)
+            else:
+                acknowledged.append(line.split())
         child.send_signal(signal.SIGKILL)
     finally:
         child.kill()
@@ -72,6 +88,7 @@ async def test_acknowledged_writes_survive_sigkill(tmp_path: Path) -> None:
         if child.stdout is not None:
             child.stdout.close()
     assert child.returncode == -signal.SIGKILL
+    assert (batched > 0) == (workers > 1)  # several writers: some commits held several requests
 
     engine = await Engine.open(data, make_org(), clock=ManualClock())
     try:

@@ -76,7 +76,7 @@ async def test_an_older_data_folder_gets_its_overdue_steps_counted(tmp_path: Pat
     db = sqlite3.connect(data / "engine.db")
     try:
         db.executescript(
-            "DROP TABLE overdue_steps; DROP TABLE deliveries; DROP TABLE outbox;"
+            "DROP TABLE overdue_steps; DROP TABLE deliveries; DROP TABLE outbox; DROP TABLE run_log;"
             "CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
             " step_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL,"
             " test INTEGER NOT NULL, sent_at TEXT);"

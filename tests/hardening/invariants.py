@@ -52,6 +52,10 @@ def _check(db: sqlite3.Connection, org: OrgConfig) -> tuple[list[str], int]:
     rows = db.execute("SELECT seq, id, state, outcome, updated_at, doc FROM runs ORDER BY seq").fetchall()
     for seq, run_id, state, outcome, updated_at, doc in rows:
         run = Run.from_json(doc)
+        run.data = {
+            sid: json.loads(data)
+            for sid, data in db.execute("SELECT step_id, data FROM run_steps WHERE run_id = ?", (run_id,))
+        }
         process, bindings = versions[(run.process, run.version)]
         assert process is not None
         machine = Machine(run, process, parse_stamp(run.updated_at), org, bindings)

@@ -1,0 +1,17 @@
+"""A focusable pane of text that scrolls with `j`/`k` as well as the arrows (the timeline)."""
+
+from __future__ import annotations
+
+from textual.containers import VerticalScroll
+
+from console.actions import bindings
+from console.scoped import Scoped
+
+
+class ScrollPane(Scoped, VerticalScroll):
+    SCOPE = "scroll"
+    BINDINGS = bindings("scroll")
+
+    DEFAULT_CSS = """
+    ScrollPane { height: 1fr; }
+    """

@@ -1,0 +1,314 @@
+"""A write request's view of the SQLite store: plain `sqlite3` calls on the writer's connection.
+
+The methods are async to meet the `Transaction` protocol, but none of them leaves the event loop's
+thread: each statement is served from SQLite's page cache, and only the writer's COMMIT waits on the
+disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT.
+"""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from engine.store import runlog, sqlite_outbox
+from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
+from engine.store.state import Notification, Run
+
+SERVER_TIME = "server_time"
+"""The meta row holding the latest server time a write recorded."""
+LOG_ROWS = 1000
+"""Run log entries per insert statement, well under SQLite's limit of bound values."""
+VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
+
+
+class SqliteTransaction:
+    def __init__(self, conn: sqlite3.Connection) -> None:
+        self._c = conn
+        self._seq: dict[str, int] = {}
+        self._data: dict[str, dict[str, dict[str, Any]]] = {}
+        """Per run read here, its step records as loaded: a record still the same object is unchanged."""
+
+    @property
+    def connection(self) -> sqlite3.Connection:
+        return self._c
+
+    async def get_run(self, run_id: str) -> Run | None:
+        row = self._c.execute(f"SELECT seq, {RUN_COLS} FROM runs r WHERE id = ?", (run_id,)).fetchone()
+        if row is None:
+            return None
+        self._seq[run_id] = row[0]
+        run = run_of(row[2], row[3])
+        self._data[run_id] = dict(run.data)
+        return run
+
+    async def get_request(self, request_id: str) -> RequestRecord | None:
+        return request_record(self._c, request_id)
+
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
+        row = self._c.execute(
+            "SELECT run_id, step_id FROM tokens WHERE token_hash = ?", (token_hash,)
+        ).fetchone()
+        return None if row is None else (row[0], row[1])
+
+    async def latest_version(self, name: str) -> VersionRecord | None:
+        return latest_version(self._c, name)
+
+    async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None:
+        cur = self._c.execute(
+            "INSERT INTO runs (id, process, version, state, outcome, started_at, updated_at, inputs, doc) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                run.id,
+                run.process,
+                run.version,
+                run.state,
+                run.outcome,
+                run.started_at,
+                run.updated_at,
+                json.dumps(run.inputs, ensure_ascii=False),
+                run.to_json(data=False),
+            ),
+        )
+        seq = cur.lastrowid
+        assert seq is not None
+        self._c.executemany(
+            "INSERT INTO run_inputs (run_seq, name, value) VALUES (?, ?, ?)",
+            [(seq, k, v) for k, v in input_keys],
+        )
+        self._save_data(run, {})
+        self._derive(run, derived, seq, DerivedRows([], [], []))
+
+    async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
+        self._c.execute(
+            "UPDATE runs SET state = ?, outcome = ?, updated_at = ?, doc = ? WHERE id = ?",
+            (run.state, run.outcome, run.updated_at, run.to_json(data=False), run.id),
+        )
+        self._save_data(run, self._data.get(run.id))
+        seq = self._seq.get(run.id)
+        if seq is None:
+            row = self._c.execute("SELECT seq FROM runs WHERE id = ?", (run.id,)).fetchone()
+            assert row is not None, f"run {run.id} vanished inside its own transaction"
+            seq = self._seq[run.id] = row[0]
+        self._derive(run, derived, seq, before)
+
+    def _save_data(self, run: Run, loaded: dict[str, dict[str, Any]] | None) -> None:
+        """Write the step records that are not the objects loaded (all of them if the run was not read
+        here) and delete those gone. A step's row keeps its place; a step new to the data goes last,
+        as in the dict."""
+        if loaded is None:
+            self._c.execute("DELETE FROM run_steps WHERE run_id = ?", (run.id,))
+            loaded = {}
+        gone = [(run.id, sid) for sid in loaded if sid not in run.data]
+        if gone:
+            self._c.executemany("DELETE FROM run_steps WHERE run_id = ? AND step_id = ?", gone)
+        changed = [(sid, rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec]
+        kept = [(_compact(rec), run.id, sid) for sid, rec in changed if sid in loaded]
+        if kept:
+            self._c.executemany("UPDATE run_steps SET data = ? WHERE run_id = ? AND step_id = ?", kept)
+        new = [(sid, rec) for sid, rec in changed if sid not in loaded]
+        if new:
+            (last,) = self._c.execute(
+                "SELECT COALESCE(MAX(pos), 0) FROM run_steps WHERE run_id = ?", (run.id,)
+            ).fetchone()
+            self._c.executemany(
+                "INSERT INTO run_steps (run_id, step_id, pos, data) VALUES (?, ?, ?, ?)",
+                [(run.id, sid, last + n, _compact(rec)) for n, (sid, rec) in enumerate(new, 1)],
+            )
+        self._data[run.id] = dict(run.data)
+
+    def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
+        """Rewrite the index rows of each table whose rows changed (all of them when `before` is unknown)."""
+        c = self._c
+        if before is None or before.agent_steps != derived.agent_steps:
+            if before is None or before.agent_steps:
+                c.execute("DELETE FROM ready_agent_steps WHERE run_id = ?", (run.id,))
+            self._agent_rows(run, derived, seq)
+        if before is None or before.work_items != derived.work_items:
+            if before is None or before.work_items:
+                c.execute("DELETE FROM work_items WHERE run_id = ?", (run.id,))
+            self._item_rows(run, derived, seq)
+        if before is None or before.overdue != derived.overdue:
+            if before is None or before.overdue:
+                c.execute("DELETE FROM overdue_steps WHERE run_id = ?", (run.id,))
+            if derived.overdue:
+                c.executemany(
+                    "INSERT INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
+                    [(run.id, sid) for sid in derived.overdue],
+                )
+        if before is None or before.timers != derived.timers:
+            if before is None or before.timers:
+                c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
+            if derived.timers:
+                c.executemany(
+                    "INSERT INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
+                    [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
+                )
+
+    def _agent_rows(self, run: Run, derived: DerivedRows, seq: int) -> None:
+        if not derived.agent_steps:
+            return
+        self._c.executemany(
+            "INSERT INTO ready_agent_steps (run_id, step_id, process, available_at, run_seq, step_index) "
+            "VALUES (?, ?, ?, ?, ?, ?)",
+            [(run.id, sid, run.process, at, seq, idx) for sid, at, idx in derived.agent_steps],
+        )
+
+    def _item_rows(self, run: Run, derived: DerivedRows, seq: int) -> None:
+        if not derived.work_items:
+            return
+        self._c.executemany(
+            "INSERT INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, created_at, run_seq, "
+            "item_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [
+                (wid, run.id, sid, run.process, kind, who, at, seq, item_seq)
+                for wid, sid, kind, who, at, item_seq in derived.work_items
+            ],
+        )
+
+    async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
+        self._c.execute(
+            "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", (token_hash, run_id, step_id)
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
+        # row whose slot an older entry holds (the ring came round) is replaced; one this same entry
+        # holds (a repeat) is counted.
+        for start in range(0, len(entries), LOG_ROWS):
+            self._append(run_id, entries[start : start + LOG_ROWS])
+
+    def _append(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
+        args: list[Any] = []
+        for e in entries:
+            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            args += [
+                run_id,
+                runlog.slot(e.seq),
+                e.seq,
+                e.at,
+                e.kind,
+                e.by,
+                e.step_id,
+                e.note,
+                e.count,
+                detail,
+            ]
+        self._c.execute(
+            "INSERT INTO run_log (run_id, slot, seq, at, kind, by, step_id, note, count, detail) "
+            f"VALUES {rows} ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN seq = excluded.seq THEN count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN seq = excluded.seq THEN at ELSE excluded.at END, "
+            "seq = excluded.seq, kind = excluded.kind, by = excluded.by, step_id = excluded.step_id, "
+            "note = excluded.note, detail = excluded.detail",
+            args,
+        )
+
+    async def save_request(self, record: RequestRecord) -> None:
+        self._c.execute(
+            "INSERT INTO requests (request_id, identity, tool, args_hash, result) VALUES (?, ?, ?, ?, ?)",
+            (
+                record.request_id,
+                record.identity,
+                record.tool,
+                record.args_hash,
+                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
+            ),
+        )
+
+    async def insert_version(self, record: VersionRecord) -> None:
+        self._c.execute(
+            f"INSERT INTO versions ({VERSION_COLS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.name,
+                record.version,
+                record.content_hash,
+                record.text,
+                json.dumps(record.bindings),
+                record.published_at,
+                record.description,
+                json.dumps(record.inputs, ensure_ascii=False),
+                None if record.requires is None else json.dumps(record.requires),
+            ),
+        )
+
+    async def insert_file(self, record: FileRecord) -> None:
+        self._c.execute(
+            "INSERT INTO files (id, sha256, bytes, file_name, content_type, uploaded_by, uploaded_at) "
+            "VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.id,
+                record.sha256,
+                record.bytes,
+                record.file_name,
+                record.content_type,
+                record.uploaded_by,
+                record.uploaded_at,
+            ),
+        )
+
+    async def add_notifications(
+        self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+    ) -> None:
+        sqlite_outbox.insert(self._c, notes, deliver_to)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+
+    async def delete_meta(self, key: str) -> None:
+        self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
+
+    async def advance_clock(self, at: str) -> None:
+        # Stamps sort as text, so the larger string is the later time.
+        self._c.execute(
+            "INSERT INTO meta (key, value) VALUES (?, ?) "
+            "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
+            (SERVER_TIME, at),
+        )
+
+
+def version_record(row: Any) -> VersionRecord:
+    return VersionRecord(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        json.loads(row[4]),
+        row[5],
+        row[6],
+        json.loads(row[7]),
+        None if row[8] is None else json.loads(row[8]),
+    )
+
+
+def latest_version(conn: sqlite3.Connection, name: str) -> VersionRecord | None:
+    sql = f"SELECT {VERSION_COLS} FROM versions WHERE name = ? ORDER BY version DESC LIMIT 1"
+    row = conn.execute(sql, (name,)).fetchone()
+    return None if row is None else version_record(row)
+
+
+RUN_COLS = (
+    "r.id, r.doc, (SELECT '{' || group_concat(json_quote(step_id) || ':' || data, ',') || '}' FROM "
+    "(SELECT step_id, data FROM run_steps s WHERE s.run_id = r.id ORDER BY pos))"
+)
+"""A run's id, its document and its step data (one JSON object, pasted together unparsed) in one row."""
+
+
+def run_of(doc: str, data: str | None) -> Run:
+    run = Run.from_json(doc)
+    run.data = json.loads(data) if data else {}
+    return run
+
+
+def _compact(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+
+
+REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = ?"
+
+
+def request_record(conn: sqlite3.Connection, request_id: str) -> RequestRecord | None:
+    row = conn.execute(REQUEST_SQL, (request_id,)).fetchone()
+    return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))

@@ -1,0 +1,169 @@
+"""The one writer of a SQLite store: write requests, group-committed.
+
+A write request is an async function of a transaction. The writer runs the pending requests one after
+another on the event loop, each inside its own SAVEPOINT of one open transaction, so each sees what the
+ones before it left; a request that raises has only its savepoint rolled back, and its exception goes
+to its caller. Then one COMMIT (one fsync under `synchronous=FULL`) makes the whole batch durable, and
+only then is every caller answered. A request that arrives while the writer is idle starts at once: no
+request waits for company, only for the batch in front of it.
+
+The statements run directly on the connection (no thread hop each: SQLite serves them from its page
+cache in microseconds); the COMMIT, which waits on the disk, runs on the writer's own thread, and while
+it does the event loop keeps taking requests for the next batch.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import sqlite3
+from collections import deque
+from collections.abc import Awaitable, Callable
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any, Generic, TypeVar
+
+T = TypeVar("T")
+Tx = TypeVar("Tx")
+
+MAX_BATCH = 512
+"""Requests in one transaction at most, so one batch never holds its callers for long."""
+BUSY_MS = 5000
+"""How long BEGIN waits for another connection's write lock (another process on the same file)."""
+
+
+@dataclass
+class WriterStats:
+    """What the writer did since it opened: commits made, requests answered in them."""
+
+    commits: int = 0
+    requests: int = 0
+    largest_batch: int = 0
+
+
+@dataclass
+class _Request(Generic[T]):
+    fn: Callable[[Any], Awaitable[T]]
+    future: asyncio.Future[T]
+
+
+class Writer(Generic[Tx]):
+    """Owns `conn` (autocommit mode: the writer says BEGIN and COMMIT itself); `make_tx` gives each
+    request a transaction object of its own over that connection."""
+
+    def __init__(self, conn: sqlite3.Connection, make_tx: Callable[[sqlite3.Connection], Tx]) -> None:
+        self._conn = conn
+        self._make_tx = make_tx
+        self._queue: deque[_Request[Any]] = deque()
+        self._task: asyncio.Task[None] | None = None
+        self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
+        self._closed = False
+        self.stats = WriterStats()
+
+    @property
+    def pending(self) -> int:
+        """Requests queued and not yet started."""
+        return len(self._queue)
+
+    async def write(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
+        if self._closed:
+            raise RuntimeError("the store is closed")
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
+        self._queue.append(_Request(fn, future))
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._drain())
+        return await future
+
+    async def close(self) -> None:
+        """Finish what is queued, then stop; the connection is the caller's to close."""
+        self._closed = True
+        if self._task is not None:
+            await self._task
+        self._thread.shutdown(wait=True)
+
+    async def _drain(self) -> None:
+        while self._queue:
+            await self._batch()
+
+    async def _batch(self) -> None:
+        answers: list[tuple[asyncio.Future[Any], BaseException | None, Any]] = []
+        try:
+            await self._begin()
+        except Exception as exc:  # nothing can be written now: every waiting caller hears why
+            while self._queue:
+                future = self._queue.popleft().future
+                if not future.done():
+                    future.set_exception(exc)
+            return
+        try:
+            # Requests that arrive while earlier ones run join this batch (up to MAX_BATCH).
+            while self._queue and len(answers) < MAX_BATCH:
+                request = self._queue.popleft()
+                if request.future.cancelled():
+                    continue
+                answers.append(await self._one(request))
+            await self._off_thread(("COMMIT",))
+        except BaseException as exc:  # the transaction failed as a whole: nobody's write is kept
+            self._rollback()
+            for future, _, _ in answers:
+                if future.done():
+                    continue
+                if isinstance(exc, Exception):
+                    future.set_exception(exc)
+                else:
+                    future.cancel()
+            if not isinstance(exc, Exception):
+                raise
+            return
+        self.stats.commits += 1
+        self.stats.requests += len(answers)
+        self.stats.largest_batch = max(self.stats.largest_batch, len(answers))
+        for future, error, result in answers:
+            if future.done():
+                continue
+            if error is None:
+                future.set_result(result)
+            elif isinstance(error, asyncio.CancelledError):
+                future.cancel()
+            else:
+                future.set_exception(error)
+
+    async def _one(self, request: _Request[T]) -> tuple[asyncio.Future[T], BaseException | None, Any]:
+        self._conn.execute("SAVEPOINT request")
+        try:
+            result = await request.fn(self._make_tx(self._conn))
+        except (KeyboardInterrupt, SystemExit):
+            raise
+        except BaseException as exc:  # a CancelledError too: it is this request's, not the writer's
+            self._conn.execute("ROLLBACK TO request")
+            self._conn.execute("RELEASE request")
+            return request.future, exc, None
+        self._conn.execute("RELEASE request")
+        return request.future, None, result
+
+    async def _begin(self) -> None:
+        try:
+            self._conn.execute("BEGIN IMMEDIATE")
+        except sqlite3.OperationalError as exc:
+            if "locked" not in str(exc) and "busy" not in str(exc):
+                raise
+            # Another connection holds the write lock: wait for it off the event loop.
+            await self._off_thread(("BEGIN IMMEDIATE",), busy_ms=BUSY_MS)
+
+    async def _off_thread(self, statements: tuple[str, ...], busy_ms: int = 0) -> None:
+        def run() -> None:
+            if busy_ms:
+                self._conn.execute(f"PRAGMA busy_timeout={busy_ms}")
+            try:
+                for sql in statements:
+                    self._conn.execute(sql)
+            finally:
+                if busy_ms:
+                    self._conn.execute("PRAGMA busy_timeout=0")
+
+        await asyncio.get_running_loop().run_in_executor(self._thread, run)
+
+    def _rollback(self) -> None:
+        if self._conn.in_transaction:
+            with contextlib.suppress(sqlite3.Error):
+                self._conn.execute("ROLLBACK")
