@@ -10,9 +10,12 @@ import pytest
 
 from console.client import failure
 from console.client.local import LocalClient
+from console.embedded import delivery_line
 from console.modals.decide import DecideDialog
 from console.notices import ActivityFeed, NoticeLog, route_engine_log
 from engine.clock import ManualClock
+from engine.store.base import AttemptResult, Delivery, DeliveryState
+from engine.store.state import Notification
 from tests.console.console_support import Agent, make_app, press, shown
 
 T0 = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
@@ -92,3 +95,26 @@ def test_the_engines_log_goes_to_the_activity_feed_not_the_terminal(
         ("engine.tools: tool claim slow", "warning"),
     ]
     assert capsys.readouterr().err == ""
+
+
+def test_each_delivery_attempt_is_one_line_of_the_activity_log() -> None:
+    note = Notification("n_1", "run_ended", "r_1", "screening", None, (), "2026-10-06T09:00:00Z", False)
+
+    def attempt(state: DeliveryState, attempts: int) -> Delivery:
+        return Delivery(1, note, "https://hooks.example.com/x", state, attempts, None, None, None, None)
+
+    hook = "notification run_ended to https://hooks.example.com/x"
+    assert delivery_line(attempt("delivered", 1), AttemptResult("delivered", "2026-10-06T09:00:01Z")) == (
+        f"{hook}: delivered",
+        "information",
+    )
+    failed = AttemptResult("pending", "2026-10-06T09:00:01Z", "HTTP 503", "2026-10-06T09:01:00Z")
+    assert delivery_line(attempt("pending", 2), failed) == (
+        f"{hook}: attempt 2 failed (HTTP 503); retried later",
+        "warning",
+    )
+    gave_up = AttemptResult("given_up", "2026-10-06T10:00:00Z", "HTTP 410")
+    assert delivery_line(attempt("given_up", 8), gave_up) == (
+        f"{hook}: given up after 8 attempts (HTTP 410)",
+        "error",
+    )
