@@ -14,7 +14,10 @@
   (WAL, synchronous=FULL, one autocommit statement, so one commit, per transition); its durable
   transitions/s beside ours.
 
-    .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N]
+With `--store postgresql` the runs go through engines on one PostgreSQL database instead, 1 and 3
+servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`).
+
+    .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
 """
 
 from __future__ import annotations
@@ -35,10 +38,10 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-
+from bench import pg_throughput
+from bench.old_mcp_client import McpHttpClient
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.http.client import McpHttpClient
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
 from engine.store.sqlite import SqliteStore, connect
@@ -379,7 +382,12 @@ async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=192, help="runs per engine scenario (default 192)")
     parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")
+    parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    pg_throughput.add_options(parser)
     options = parser.parse_args()
+    if options.store == "postgresql":
+        await pg_throughput.postgres_main(options)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         single, _, single_batch, doc_bytes = await engine_clients(root, 1, options.runs)

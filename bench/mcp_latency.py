@@ -1,9 +1,13 @@
 """MCP endpoint latency: `get_run` and `get_work` over our `/mcp`, beside a bare MCP SDK server with one
-trivial tool on the same transport (Streamable HTTP, stateless, JSON responses), in the same run.
+trivial tool on the same transport (Streamable HTTP, stateless, JSON responses), in the same run; and
+what each client costs per call.
 
-Both servers run in this process's loop under uvicorn and are called the same way, with `McpHttpClient`
-over one keep-alive connection. The ratio is what authentication, the host checks and the engine's
-read add on top of the SDK and the HTTP stack.
+Both servers run in this process's loop under uvicorn. The endpoint figures use the console's client
+(console/client/connection.py: one official MCP SDK session, results not re-checked against the output
+schemas); the ratio to the bare ping is what authentication, the host checks and the engine's read add
+on top of the SDK and the HTTP stack. The client figures call the same tools with the SDK's own
+`call_tool` (which checks every result against the tool's output schema) and with the hand-written
+client the console used before (bench/old_mcp_client.py, the baseline), on a page of 100 work items.
 
     .venv/bin/python bench/mcp_latency.py [--calls N]
 """
@@ -18,21 +22,26 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Awaitable, Callable
+from contextlib import AsyncExitStack
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import httpx2
 import mcp_types as types
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
 from mcp.server import Server, ServerRequestContext
 from mcp.server.streamable_http_manager import StreamableHTTPASGIApp, StreamableHTTPSessionManager
 from starlette.applications import Starlette
 from starlette.routing import Route
 
+from bench.old_mcp_client import McpHttpClient
+from console.client.connection import McpConnection
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.http.app import MCP_PATH, first_free_port, serve_asgi, start_server
-from engine.http.client import McpHttpClient
 from engine.http.endpoint import result_of
 from engine.identity import person
 from engine.org import OrgConfig
@@ -57,6 +66,7 @@ steps:
 # Screening
 """
 AGENT_TOKEN = "bench-agent-token"
+PAGE_ITEMS = 100
 WARMUP = 50
 
 
@@ -102,6 +112,15 @@ def figures(samples: list[float]) -> tuple[float, float]:
     return statistics.median(samples), statistics.quantiles(samples, n=100, method="inclusive")[98]
 
 
+async def sdk_session(stack: AsyncExitStack, url: str, token: str) -> ClientSession:
+    http = await stack.enter_async_context(httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}))
+    read, write = await stack.enter_async_context(streamable_http_client(url, http_client=http))
+    session = await stack.enter_async_context(ClientSession(read, write))
+    await session.initialize()
+    await session.list_tools()
+    return session
+
+
 async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
     folder = root / "screening"
     folder.mkdir()
@@ -118,29 +137,45 @@ async def measure(root: Path, calls: int) -> dict[str, tuple[float, float]]:
     ours = bare = None
     try:
         assert (await engine.publish(folder, {"finance-approver": "finance"})).ok
-        started = await engine.call(
-            person("mira@example.com"),
-            "start_run",
-            {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": "bench-start"},
-        )
-        run_id = started["data"]["run"]["id"]
+        run_ids = []
+        for n in range(PAGE_ITEMS):
+            started = await engine.call(
+                person("mira@example.com"),
+                "start_run",
+                {"process": "screening", "inputs": {"vendorName": f"Acme {n}"}, "requestId": f"bench-{n}"},
+            )
+            run_ids.append(started["data"]["run"]["id"])
+        run_id = run_ids[0]
+        page = {"limit": PAGE_ITEMS}
         ours = await start_server(engine, port=port)
         bare = await serve_asgi(bare_app())
-        async with (
-            McpHttpClient(ours.url, AGENT_TOKEN) as client,
-            McpHttpClient(bare.url, "unused") as baseline,
-        ):
-            work = await client.call("get_work", {})
-            assert len(work["data"]["items"]) == 1, work
+        console = McpConnection(ours.url, AGENT_TOKEN)
+        baseline = McpConnection(bare.url, "unused")
+        async with AsyncExitStack() as stack:
+            sdk = await sdk_session(stack, ours.url, AGENT_TOKEN)
+            old = await stack.enter_async_context(McpHttpClient(ours.url, AGENT_TOKEN))
+
+            async def sdk_call(tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+                result = await sdk.call_tool(tool, arguments)
+                assert isinstance(result.structured_content, dict)
+                return result.structured_content
+
+            work = await console.call("get_work", page)
+            assert len(work["data"]["items"]) == PAGE_ITEMS, work
             samples = await timed(
                 calls,
                 {
                     "bare ping": lambda: baseline.call("ping", {}),
-                    "get_run": lambda: client.call("get_run", {"runId": run_id}),
-                    "get_work": lambda: client.call("get_work", {}),
+                    "get_run": lambda: console.call("get_run", {"runId": run_id}),
+                    "get_work": lambda: console.call("get_work", {"limit": 1}),
+                    "get_work 100, console client (SDK session)": lambda: console.call("get_work", page),
+                    "get_work 100, SDK call_tool (schema-checked)": lambda: sdk_call("get_work", page),
+                    "get_work 100, old hand-written client": lambda: old.call("get_work", page),
                 },
             )
-            return {name: figures(values) for name, values in samples.items()}
+        await console.aclose()
+        await baseline.aclose()
+        return {name: figures(values) for name, values in samples.items()}
     finally:
         for running in (ours, bare):
             if running is not None:
@@ -157,10 +192,19 @@ def main() -> int:
     with tempfile.TemporaryDirectory() as tmp:
         results = asyncio.run(measure(Path(tmp), args.calls))
     base_median, base_p99 = results["bare ping"]
-    print(f"MCP latency over Streamable HTTP (stateless JSON), {args.calls} calls each, milliseconds")
-    print(f"{'call':<12}{'median':>10}{'p99':>10}{'median x bare':>16}{'p99 x bare':>14}")
+    print(f"MCP latency over Streamable HTTP (stateless JSON), {args.calls} calls each")
     for name, (median, p99) in results.items():
-        print(f"{name:<12}{median:>10.2f}{p99:>10.2f}{median / base_median:>16.2f}{p99 / base_p99:>14.2f}")
+        print(f"{name} median: {median:.2f} ms")
+        print(f"{name} p99: {p99:.2f} ms")
+    for name in ("get_run", "get_work"):
+        print(f"ratio {name} median / bare ping median: {results[name][0] / base_median:.2f}")
+        print(f"ratio {name} p99 / bare ping p99: {results[name][1] / base_p99:.2f}")
+    old = results["get_work 100, old hand-written client"][0]
+    for name in (
+        "get_work 100, console client (SDK session)",
+        "get_work 100, SDK call_tool (schema-checked)",
+    ):
+        print(f"ratio {name} / old client, median: {results[name][0] / old:.2f}")
     return 0
 
 

@@ -166,7 +166,18 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("table.down", "j", "cursor_down", "Down", "table", "Next row", show=False),
     ActionSpec("table.up", "k", "cursor_up", "Up", "table", "Previous row", show=False),
     ActionSpec("table.top", "g", "scroll_top", "Top", "table", "First row", show=False),
-    ActionSpec("table.bottom", "G", "scroll_bottom", "Bottom", "table", "Last row", show=False),
+    ActionSpec(
+        "table.bottom", "G", "scroll_bottom", "Bottom", "table", "Last row (loads on to the end)", show=False
+    ),
+    ActionSpec(
+        "table.stop",
+        "escape",
+        "stop_loading",
+        "Stop",
+        "table",
+        "Stop loading rows or a bulk cancel",
+        show=False,
+    ),
     ActionSpec("work.decide", "enter,d", "decide", "Decide", "work", "Open the decision form", write=True),
     ActionSpec("work.open_run", "o", "open_run", "Open run", "work", "The run of the selected item"),
     ActionSpec("work.filter", "slash", "filter", "Filter", "work", "Filter by text"),
@@ -202,10 +213,22 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("run.event", "e", "send_event", "Event", "run", "Send an event to this run", write=True),
     ActionSpec("run.map", "M", "show_map", "Map", "run", "The process map"),
     ActionSpec(
-        "run.next_tab", "right_square_bracket,l", "next_tab", "Next tab", "run", "The tab to the right"
+        "run.next_tab",
+        "right_square_bracket,l",
+        "next_tab",
+        "Next tab",
+        "run",
+        "The tab to the right",
+        show=False,
     ),
     ActionSpec(
-        "run.prev_tab", "left_square_bracket,h", "prev_tab", "Previous tab", "run", "The tab to the left"
+        "run.prev_tab",
+        "left_square_bracket,h",
+        "prev_tab",
+        "Previous tab",
+        "run",
+        "The tab to the left",
+        show=False,
     ),
     ActionSpec("scroll.down", "j", "scroll_down", "Down", "scroll", "Scroll down a line", show=False),
     ActionSpec("scroll.up", "k", "scroll_up", "Up", "scroll", "Scroll up a line", show=False),
@@ -213,6 +236,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("evidence.view", "enter,v", "view_file", "View", "evidence", "Open a text file in a viewer"),
     ActionSpec("evidence.save", "S", "save_file", "Save", "evidence", "Save the file to a path"),
     ActionSpec("evidence.copy", "c", "copy_url", "Copy URL", "evidence", "Copy the file's URL or the link"),
+    ActionSpec("evidence.stop", "escape", "stop_reading", "Stop", "evidence", "Stop reading files back"),
     ActionSpec("modal.submit", "ctrl+s", "submit", "Submit", "modal", "Send the form"),
     ActionSpec("modal.close", "escape", "close", "Close", "modal", "Close without sending"),
     ActionSpec(

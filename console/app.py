@@ -1,7 +1,7 @@
 """The operator console: one Textual app over one `Client`, embedded or remote.
 
-The app owns the connection, the theme and the live refresh (an interval that can be paused, reading
-the work queue, the runs list and any open run). It hands each pane what it shows and handles what the
+The app owns the connection, the theme and the live refresh (one loop, paused with `p`, reading only
+what is on screen: `console.refresh`). It hands each pane what it shows and handles what the
 panes ask for (`console.messages`) with `@on`, leaving the flows that span screens to `Flows`.
 """
 
@@ -25,7 +25,7 @@ from console import messages
 from console.actions import bindings
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
-from console.client.paging import PAGE, all_pages, run_updates
+from console.client.paging import all_pages
 from console.commands import RegistryCommands
 from console.config import ConsoleConfig
 from console.documents import Documents
@@ -34,11 +34,13 @@ from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.notices import NoticeLog
 from console.palette import Palette
+from console.refresh import Backoff, Lists, is_retry
 from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.widgets.live_table import STOPPABLE, StopRequested
 
 T = TypeVar("T")
 
@@ -80,6 +82,12 @@ class ApcApp(Scoped, App[None]):
         self._flows: Flows | None = None
         self._timer: Timer | None = None
         self.notices = NoticeLog()
+        self._last_error = ""
+        self._lists: Lists | None = None
+        self._processes_read = False
+        self.backoff = Backoff(self.config.refresh_seconds)
+        self.calls_paused = 0
+        """Ticks skipped while paused (a paused console reads nothing)."""
 
     # connection
 
@@ -128,9 +136,12 @@ class ApcApp(Scoped, App[None]):
             self.session.activity.listen(self._activity)
         for notice in self.session.notices:
             self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
+        self._lists = Lists(self.client)
         await self.reload_all()
         if self.live:
-            self._timer = self.set_interval(self.config.refresh_seconds, self._tick)
+            self._arm()
+        if self.live and self.session.watch is not None:
+            self.run_worker(self.session.watch(self._tick), group="watch")
         self.call_after_refresh(self.ready.set)
 
     async def on_unmount(self) -> None:
@@ -163,41 +174,140 @@ class ApcApp(Scoped, App[None]):
 
     # live refresh
 
+    @property
+    def lists(self) -> Lists:
+        assert self._lists is not None, "the console is not connected yet"
+        return self._lists
+
+    def _arm(self) -> None:
+        """The next tick, after the interval as it stands now (it grows while nothing changes)."""
+        if self._timer is not None:
+            self._timer.stop()
+        self._timer = self.set_timer(self.backoff.seconds, self._tick)
+
     def _tick(self) -> None:
-        if not self.paused:
-            self.reload_soon()
+        if self.paused:
+            self.calls_paused += 1
+            return
+        self.run_worker(self._tick_and_arm(), group="reload", exclusive=True)
+
+    async def _tick_and_arm(self) -> None:
+        try:
+            await self.reload_all(full=False)
+        finally:
+            if self.live:
+                self._arm()
 
     def reload_soon(self) -> None:
         self.run_worker(self.reload_all(), group="reload", exclusive=True)
 
-    async def reload_all(self) -> None:
-        """Read what is on screen again: the work queue always (for its notices), the runs, an open run."""
-        if self.session is None or not self.is_screen_installed("main"):
+    def on_key(self, event: events.Key) -> None:
+        """The operator is here: refresh at the configured pace again."""
+        if self.backoff.factor != 1:
+            self.backoff.reset()
+            if self.live and not self.paused:
+                self._arm()
+
+    async def reload_all(self, *, full: bool = True) -> None:
+        """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
+        else the first page of the work queue (for its notices), the rows on screen, and the runs list
+        when it is shown; a full reload (`r`, after an action) reads the runs list too."""
+        if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
-        now, main, client = self.now(), self.main, self.client
-        work, _, work_error = await all_pages(lambda c: client.get_work(limit=PAGE, cursor=c))
-        updated = await run_updates(client)
-        if work_error is None:
-            main.work.show([entry for entry in work if "workItem" in entry], updated, now, self.palette)
-        runs_args, problems = main.runs.query_arguments()
-        runs, more, runs_error = await all_pages(
-            lambda c: client.list_runs(limit=PAGE, cursor=c, **runs_args), max_pages=main.runs.pages
-        )
-        if runs_error is None:
-            main.runs.show(runs, more, self.palette, problems)
-        if main.active_tab == "processes" or not main.processes.processes:
-            processes, _, error = await all_pages(lambda c: client.list_processes(cursor=c))
+        now, main, lists = self.now(), self.main, self.lists
+        if not full and isinstance(self.screen, RunScreen):
+            await self.flows.load_run(self.screen)
+            self.last_refresh = now
+            self.update_status()
+            return
+        if (
+            main.active_tab == "processes"
+            or (full and not main.processes.processes)
+            or not self._processes_read
+        ):
+            processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
+            self._processes_read = error is None
             if error is None:
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
                 main.processes.show(processes, found, self.palette)
+        changed = False
+        work = main.work
+        filters = work.filters()
+        lists.filter_work(filters.process)
+        work_changed, work_error = await lists.visible(lists.work, work.table.window, head=True)
+        changed |= work_changed
+        if work_error is None or lists.work.started:
+            work.show(lists.work, work.updated, now, self.palette, lists.work_process)
+            await self._date_work()
+        runs_error: Failure | None = None
+        if full or main.active_tab == "runs" or not main.runs.loaded:
+            runs_args, problems = main.runs.query_arguments()
+            lists.filter_runs(runs_args)
+            runs_changed, runs_error = await lists.visible(lists.runs, main.runs.table.window, head=True)
+            changed |= runs_changed
+            if runs_error is None or lists.runs.started:
+                main.runs.show(lists.runs, lists.runs.more, self.palette, problems)
         if isinstance(self.screen, RunScreen):
             await self.flows.load_run(self.screen)
         self.last_refresh = now
+        if not full:
+            self.backoff.after(changed=changed, retry=is_retry(work_error) or is_retry(runs_error))
         for source, error in (("work queue", work_error), ("runs", runs_error)):
             if error is not None:
                 self.report_error(source, error)
         self.update_status()
+
+    async def load_rows(self, message: messages.RowsWanted) -> None:
+        """Rows scrolled to (read the pages they are on), or `G`: every page to the end, with progress."""
+        if self._lists is None or not self.is_screen_installed("main"):
+            return
+        lists, main = self.lists, self.main
+        pane = main.work if message.source == "work" else main.runs
+        pages = lists.work if message.source == "work" else lists.runs
+        if message.to_end:
+
+            def progress(count: int) -> None:
+                pane.progress = f"loading… {count:,} rows (esc stops)"
+                pane.show_status()
+
+            try:
+                error = await lists.to_end(pages, progress)
+            finally:
+                pane.progress = ""
+            self._show_list(message.source)
+            pane.table.move_cursor(row=len(pages.keys) - 1)
+        else:
+            error = await lists.wanted(pages, message.window)
+            self._show_list(message.source)
+            if message.source == "work":
+                await self._date_work()
+        if error is not None:
+            self.report_error(message.source, error)
+
+    async def _date_work(self) -> None:
+        """Date the work items on screen (their runs' last change), reading only runs not dated yet."""
+        work = self.main.work
+        window = work.table.window
+        updated = await self.lists.ages(work.table.keys[window.first : window.last + 1])
+        if updated != work.updated:
+            work.updated = updated
+            work.redraw(self.now(), self.palette)
+
+    def _show_list(self, source: str) -> None:
+        main, lists = self.main, self.lists
+        if source == "work":
+            main.work.show(lists.work, main.work.updated, self.now(), self.palette, lists.work_process)
+        else:
+            main.runs.show(lists.runs, lists.runs.more, self.palette, main.runs.problems)
+
+    @on(StopRequested)
+    def stop_loading(self) -> None:
+        """`esc` in a table: stop a load to the end, or a bulk cancel, where it stands."""
+        for worker in self.workers:
+            if worker.group in STOPPABLE and not worker.is_finished:
+                worker.cancel()
+                self.toast("Stopped")
 
     def update_status(self) -> None:
         if self.session is None or not self.is_screen_installed("main"):
@@ -209,13 +319,15 @@ class ApcApp(Scoped, App[None]):
         if self.read_only:
             text.append(" · READ-ONLY", self.palette.warning)
         main = self.main
-        text.append(f" · work {len(main.work.entries)} · runs {len(main.runs.runs)}")
+        work, runs = self.lists.work, self.lists.runs
+        text.append(f" · work {len(work.keys):,}{'+' if work.more else ''}")
+        text.append(f" · runs {len(runs.keys):,}{'+' if runs.more and runs.started else ''}")
         if not self.live:
             text.append(" · manual refresh")
         elif self.paused:
             text.append(" · PAUSED (p)", self.palette.warning)
         else:
-            text.append(f" · live every {self.config.refresh_seconds:g}s")
+            text.append(f" · live every {self.backoff.seconds:g}s")
         if self.last_refresh is not None:
             text.append(f" · read {self.last_refresh.strftime('%H:%M:%S')}", "dim")
         presenter = self.session.presenter
@@ -314,6 +426,13 @@ class ApcApp(Scoped, App[None]):
     def _refresh(self) -> None:
         self.reload_soon()
 
+    @on(messages.RowsWanted)
+    def _rows_wanted(self, message: messages.RowsWanted) -> None:
+        if message.to_end:
+            self.run_worker(self.load_rows(message), group="load-all", exclusive=True)
+        else:
+            self.run_worker(self.load_rows(message), group=f"rows-{message.source}", exclusive=True)
+
     @on(messages.Notice)
     def _notice(self, message: messages.Notice) -> None:
         self.toast(
@@ -360,6 +479,9 @@ class ApcApp(Scoped, App[None]):
 
     def action_toggle_pause(self) -> None:
         self.paused = not self.paused
+        if not self.paused and self.live:
+            self.backoff.reset()
+            self._arm()
         self.toast("Live refresh paused" if self.paused else "Live refresh resumed")
         self.update_status()
 

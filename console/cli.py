@@ -12,8 +12,12 @@ import os
 import sys
 from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from engine.version import package_version
+
+if TYPE_CHECKING:
+    from console.client.base import Who
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -118,18 +122,51 @@ def main(argv: list[str] | None = None) -> int:
     return run_console(args)
 
 
+def reach(server: str, token: str) -> tuple[str, Who] | str:
+    """The endpoint URL `--server` names and who the token is there, or why it cannot be used.
+
+    Checked before the console starts, so a wrong URL or token ends `apc` with one clear line and
+    exit status 2 instead of a console repeating the error. The console opens its own session after.
+    """
+    import asyncio
+
+    from console.client.connection import ConnectionFailed
+    from console.client.remote import connect
+
+    async def probe() -> tuple[str, Who]:
+        client = await connect(server, token)
+        try:
+            return client.url, await client.whoami()
+        finally:
+            await client.close()
+
+    try:
+        return asyncio.run(probe())
+    except ConnectionFailed as failed:
+        if failed.refused:
+            return f"{failed} (check --token or ${TOKEN_VARIABLE})"
+        if failed.status is not None:
+            return f"{failed} (--server takes the server's base URL or its /mcp URL)"
+        return str(failed)
+
+
 def run_console(args: argparse.Namespace) -> int:
     from console.app import ApcApp
     from console.config import ConsoleConfig, default_config_path
     from console.session import Session
 
     if args.server:
-        url, token = str(args.server), str(args.token)
+        from console.client.remote import RemoteClient
+
+        token = str(args.token)
+        reached = reach(str(args.server), token)
+        if isinstance(reached, str):
+            print(f"apc: error: {reached}", file=sys.stderr)
+            return EXIT_USAGE
+        url, who = reached
 
         async def opener() -> Session:
-            from console.client.remote import RemoteClient
-
-            client = RemoteClient(url, token)
+            client = RemoteClient(url, token, who=who)
             return Session(client, f"remote · {url}", close=client.close)
 
     else:

@@ -3,19 +3,22 @@
 First start writes an org config (one group per sample role, a local operator in every group, one
 agent) with fresh tokens to `org.toml` in the data folder, readable only by the user. The sample
 processes are published by the first start that finds them with nothing published yet; an
-`org.toml` without groups (written by a start that found no samples) is repaired then too. Every start serves the endpoint on 127.0.0.1 from port
-8765 up (or the port asked for; 0 for any free one) and shows its URL, the agent token and a client
+`org.toml` without groups (written by a start that found no samples) is repaired then too. Every
+start serves the endpoint on 127.0.0.1 from port 8765 up (or the port asked for; 0 for any free one) and shows its URL, the agent token and a client
 config to paste.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import tempfile
 import tomllib
+from collections.abc import Callable
 from pathlib import Path
 
+from console.client.engine_thread import EngineThread
 from console.client.local import LocalClient
 from console.notices import ActivityFeed, route_engine_log
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
@@ -23,7 +26,7 @@ from console.session import EndpointInfo, Session
 from engine.core import DB_FILE, Engine
 from engine.datafolder import FILE_MODE, default_data_dir, prepare
 from engine.document import load_path
-from engine.http.app import bind_socket, start_server
+from engine.http.app import RunningServer, bind_socket, start_server
 from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
@@ -132,9 +135,62 @@ def delivery_line(delivery: Delivery, result: AttemptResult) -> tuple[str, str]:
 async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | None = None) -> Session:
     """Open the engine, publish the samples on first start, start the endpoint: a ready session.
 
-    `port` None takes the first free port from 8765; 0 any free port; another number exactly that one.
+    The engine, its endpoint and its timers run on a thread of their own (EngineThread); the console's
+    client hands every call over to it. `port` None takes the first free port from 8765; 0 any free
+    port; another number exactly that one.
     """
     org, _ = ensure_org(data_dir, samples)
+    thread = EngineThread()
+    try:
+        engine, server, notices, activity, restore_log = await thread.run(
+            _serve(data_dir, org, samples, port)
+        )
+    except BaseException:
+        await thread.stop()
+        raise
+
+    ui = asyncio.get_running_loop()
+    watching: list[asyncio.Event] = []
+
+    async def listen(on_change: Callable[[], None]) -> None:
+        """On the engine's loop: wake the console (on its own loop) for every change another server
+        commits to a shared database (a SQLite store has none to tell)."""
+        closing = asyncio.Event()
+        watching.append(closing)
+
+        def changed(_runs: list[str]) -> None:
+            ui.call_soon_threadsafe(on_change)
+
+        await engine.store.listen(changed, closing)
+
+    async def watch(on_change: Callable[[], None]) -> None:
+        await thread.run(listen(on_change))
+
+    async def close() -> None:
+        try:
+            await thread.run(_stop(engine, server, watching, restore_log))
+        finally:
+            await thread.stop()
+
+    operator = Identity("person", OPERATOR_EMAIL, operator=True)
+    endpoint = EndpointInfo(server.url, AGENT_ID, agent_token(data_dir / ORG_FILE), data_dir)
+    return Session(
+        LocalClient(engine, operator, hop=thread.run),
+        f"embedded · {data_dir}",
+        clock=engine.clock,
+        endpoint=endpoint,
+        close=close,
+        notices=notices,
+        watch=watch,
+        activity=activity,
+    )
+
+
+async def _serve(
+    data_dir: Path, org: OrgConfig, samples: Path, port: int | None
+) -> tuple[Engine, RunningServer, list[str], ActivityFeed, Callable[[], None]]:
+    """On the engine's loop: open the engine, publish the samples on first start, serve the endpoint;
+    its background work and its log go to the activity feed (`restore_log` undoes the latter)."""
     sock = bind_socket(HOST, port, first=FIRST_PORT)
     bound = sock.getsockname()[1]
     try:
@@ -146,39 +202,36 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     engine.start_delivery(on_result=lambda d, r: activity.emit(*delivery_line(d, r)))
     restore_log = route_engine_log(activity)
     notices: list[str] = []
-    if not await engine.store.list_latest_versions(None, 1):
-        if sample_folders(samples):
-            published, refused = await publish_samples(engine, samples)
-            notices.append(f"Published {len(published)} sample processes.")
-            notices += [f"Not published: {name}: {'; '.join(issues)}" for name, issues in refused.items()]
-        else:
-            notices.append(no_samples(samples))
     try:
+        if not await engine.store.list_latest_versions(None, 1):
+            if sample_folders(samples):
+                published, refused = await publish_samples(engine, samples)
+                notices.append(f"Published {len(published)} sample processes.")
+                notices += [f"Not published: {name}: {'; '.join(issues)}" for name, issues in refused.items()]
+            else:
+                notices.append(no_samples(samples))
         server = await start_server(engine, HOST, sock=sock, extra_tools=standard_extras(engine))
     except BaseException:
+        sock.close()
         await engine.close()
         restore_log()
         raise
     notices.insert(
         0, f"MCP endpoint {server.url}: the agent token and a client config are in the Endpoint tab (4)."
     )
+    return engine, server, notices, activity, restore_log
 
-    async def close() -> None:
+
+async def _stop(
+    engine: Engine, server: RunningServer, watching: list[asyncio.Event], restore_log: Callable[[], None]
+) -> None:
+    for closing in watching:
+        closing.set()
+    try:
         await server.stop()
+    finally:
         await engine.close()
         restore_log()
-
-    operator = Identity("person", OPERATOR_EMAIL, operator=True)
-    endpoint = EndpointInfo(server.url, AGENT_ID, agent_token(data_dir / ORG_FILE), data_dir)
-    return Session(
-        LocalClient(engine, operator),
-        f"embedded · {data_dir}",
-        clock=engine.clock,
-        endpoint=endpoint,
-        close=close,
-        notices=notices,
-        activity=activity,
-    )
 
 
 class NoDataFolder(Exception):

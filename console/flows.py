@@ -8,7 +8,9 @@ what the protocol records, names what it acts on, calls the server and shows its
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -18,7 +20,9 @@ from console.client.files import FetchedFile
 from console.client.paging import PAGE, all_pages
 from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import (
+    CancelResult,
     DecideResult,
+    Envelope,
     PersonWorkEntry,
     ProcessSummary,
     RecordedEvidence,
@@ -41,7 +45,7 @@ from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
 from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
-from console.panes.evidence import EvidencePane, FileCheck, check_file
+from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
 from console.panes.work import item_key, item_kind
 from console.screens.run import RunDetail, RunScreen
 from engine.document import load_path
@@ -82,8 +86,8 @@ class Flows:
         await screen.show(RunDetail(view, document, bars, log, note), app.now(), app.palette)
         pane = screen.evidence
         unchecked = pane.unchecked()
-        if unchecked:
-            pane.run_worker(self.check_files(pane, unchecked), group="evidence-verify", exclusive=True)
+        if unchecked and not pane.reading_files:
+            pane.run_worker(self.check_files(pane, unchecked), group=READING, exclusive=True)
 
     async def run_log(self, run_id: str) -> tuple[RunLog | None, str]:
         """The whole run log (every page; a run keeps at most about a thousand entries), or None
@@ -106,16 +110,22 @@ class Flows:
             answer = again
 
     async def check_files(self, pane: EvidencePane, items: Sequence[RecordedEvidence]) -> None:
-        """Read each file back through its signed URL and record whether it still matches its hash."""
-        for item in items:
-            url = item.get("url")
-            result: FileCheck
-            if not url:
-                result = "no URL"
-            else:
-                fetched = await self.app.client.fetch_file(url)
-                result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
-            pane.record(item, result)
+        """Read each file back through its signed URL and record whether it still matches its hash.
+
+        Progress shows in the pane as it comes; `esc` there cancels this worker."""
+        pane.reading_files = True
+        try:
+            for item in items:
+                url = item.get("url")
+                result: FileCheck
+                if not url:
+                    result = "no URL"
+                else:
+                    fetched = await self.app.client.fetch_file(url, partial(pane.progress, item))
+                    result = check_file(item, fetched) if isinstance(fetched, FetchedFile) else "unreadable"
+                pane.record(item, result)
+        finally:
+            pane.reading_files = False
         pane.redraw()
 
     # decide
@@ -192,9 +202,25 @@ class Flows:
         self.app.push_screen(ReasonDialog(title, subject, confirm=confirm), confirmed)
 
     async def cancel(self, run_ids: Sequence[str], reason: str) -> None:
+        """Cancel each run in turn; with several, the runs status line counts them and `esc` stops the rest."""
         app = self.app
-        results = [(run_id, await app.client.cancel(run_id, reason)) for run_id in run_ids]
-        if len(results) == 1:
+        results: list[tuple[str, Envelope[CancelResult]]] = []
+        pane = app.main.runs
+        stopped = False
+        try:
+            for run_id in run_ids:
+                if len(run_ids) > 1:
+                    pane.progress = f"cancelling {len(results) + 1:,} of {len(run_ids):,}… (esc stops)"
+                    pane.show_status()
+                results.append((run_id, await app.client.cancel(run_id, reason)))
+        except asyncio.CancelledError:
+            stopped = True
+        finally:
+            pane.progress = ""
+            pane.show_status()
+        if stopped:
+            app.toast(f"Bulk cancel stopped after {len(results)} of {len(run_ids)} runs", severity="warning")
+        if len(results) == 1 and len(run_ids) == 1:
             run_id, answer = results[0]
             app.show_answer(f"Cancel {run_id}", answer, run_state_line)
         else:
@@ -255,6 +281,7 @@ class Flows:
             if identity is not None:
                 app.client.switch_identity(identity)
                 app.main.work.forget()
+                app.lists.forget()
                 app.toast(f"Now acting as {identity.id}")
                 app.reload_soon()
 

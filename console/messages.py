@@ -14,6 +14,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from console.client.wire import PersonWorkEntry, ProcessSummary, Run, RunSummary, RunView
+from console.widgets.virtual_table import Window
 
 
 class ConsoleMessage(Message):
@@ -71,6 +72,16 @@ class StartRunRequested(ConsoleMessage):
 
 class RefreshRequested(ConsoleMessage):
     """Read what is on screen again now (a filter changed, another page is wanted)."""
+
+
+class RowsWanted(ConsoleMessage):
+    """A paged list (`work` or `runs`) needs rows first..last read, or (`to_end`) every row there is."""
+
+    def __init__(self, source: str, window: Window, *, to_end: bool = False) -> None:
+        super().__init__()
+        self.source = source
+        self.window = window
+        self.to_end = to_end
 
 
 class Notice(ConsoleMessage):

@@ -8,7 +8,9 @@ which a dialog or the help covers like any other part of the screen below it.
 
 from __future__ import annotations
 
+import asyncio
 import logging
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -102,23 +104,43 @@ Listener = Callable[[str, str], None]
 class ActivityFeed:
     """What the embedded engine does in the background, for the activity log: each notification
     delivery attempt, and the engine's own warnings, which would otherwise be printed over the screen.
-    Lines are held until the console listens."""
+    Lines are held until the console listens. The engine may run on a thread of its own: a line told
+    there reaches the listener on the console's loop."""
 
     def __init__(self) -> None:
         self._listener: Listener | None = None
+        self._loop: asyncio.AbstractEventLoop | None = None
         self._held: list[tuple[str, str]] = []
+        self._lock = threading.Lock()
 
     def listen(self, listener: Listener) -> None:
-        self._listener = listener
-        held, self._held = self._held, []
+        with self._lock:
+            self._listener = listener
+            try:
+                self._loop = asyncio.get_running_loop()
+            except RuntimeError:
+                self._loop = None
+            held, self._held = self._held, []
         for text, severity in held:
             listener(text, severity)
 
     def emit(self, text: str, severity: str) -> None:
-        if self._listener is None:
-            self._held.append((text, severity))
+        with self._lock:
+            listener, loop = self._listener, self._loop
+            if listener is None:
+                self._held.append((text, severity))
+                return
+        if loop is None or _on_loop(loop):
+            listener(text, severity)
         else:
-            self._listener(text, severity)
+            loop.call_soon_threadsafe(listener, text, severity)
+
+
+def _on_loop(loop: asyncio.AbstractEventLoop) -> bool:
+    try:
+        return asyncio.get_running_loop() is loop
+    except RuntimeError:
+        return False
 
 
 class FeedHandler(logging.Handler):

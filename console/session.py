@@ -55,6 +55,9 @@ class Session:
     """The controls of a live demo, when the console shows one."""
     activity: ActivityFeed | None = None
     """The embedded engine's background work (deliveries, its log), for the activity log."""
+    watch: Callable[[Callable[[], None]], Awaitable[None]] | None = None
+    """Call back on every change another server commits to the same database, until the session
+    closes (an embedded engine on PostgreSQL): the console reads again at once."""
 
 
 Opener = Callable[[], Awaitable[Session]]

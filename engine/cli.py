@@ -9,15 +9,18 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TextIO
 
+from engine.datafolder import DataFolderInUse, FolderLock, default_data_dir
 from engine.document import PROCESS_FILE, Loaded, load_path
 from engine.http import serve
-from engine.org import new_token, token_digest
+from engine.org import ConfigError, OrgConfig, new_token, token_digest
+from engine.store.urls import redacted
 
 Runner = Callable[[argparse.Namespace], int]
 
@@ -258,6 +261,100 @@ def token_command(args: argparse.Namespace) -> int:
     token = new_token()
     sys.stdout.write(f'token: {token}\ntoken_sha256 = "{token_digest(token)}"\n')
     return EXIT_OK
+
+
+def _db_arguments(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "action",
+        choices=["upgrade", "copy"],
+        help="upgrade: apply pending schema migrations; copy: move an organization's data to PostgreSQL",
+    )
+    serve.add_database_argument(parser)
+    parser.add_argument("--config", type=Path, metavar="ORG.toml", help="upgrade: its [server] database")
+    parser.add_argument("--data", type=Path, metavar="DIR", help="upgrade: the SQLite data folder")
+    parser.add_argument(
+        "--from", dest="source", metavar="sqlite:PATH", help="copy: a data folder or its engine.db"
+    )
+    parser.add_argument(
+        "--to", dest="target", type=serve.database_url, metavar="URL", help="copy: an empty database"
+    )
+    parser.add_argument(
+        "--files", type=Path, metavar="DIR", help="copy: also copy the uploads into this folder"
+    )
+
+
+@command(
+    "db",
+    help="the store's schema and data: 'apc db upgrade', 'apc db copy --from sqlite:PATH --to URL'",
+    description=(
+        "upgrade: apply the schema migrations this version has and the store lacks (apc serve does this\n"
+        "at start unless --no-migrate), under the database's lock, so it is safe while servers start.\n"
+        "The store is --database (or $APC_DATABASE_URL), else the --config file's [server] database,\n"
+        "else SQLite in --data (default: the usual data folder).\n"
+        "copy: copy an organization's data from a SQLite data folder into an empty PostgreSQL database\n"
+        "(with --files DIR, its uploads into the shared files folder too). Stop the server first."
+    ),
+    arguments=_db_arguments,
+)
+def db_command(args: argparse.Namespace) -> int:
+    # Imported here: the database drivers load only for the command that uses them.
+    import asyncio
+
+    from engine.store.base import StoreUnavailable
+    from engine.store.copy import CopyRefused
+    from engine.store.migrations import SchemaError
+
+    try:
+        message = asyncio.run(_upgrade(args) if args.action == "upgrade" else _copy(args))
+    except (ConfigError, SchemaError, StoreUnavailable, CopyRefused, DataFolderInUse, OSError) as error:
+        print(f"apc db {args.action}: {error}", file=sys.stderr)
+        return EXIT_INVALID
+    print(message)
+    return EXIT_OK
+
+
+async def _upgrade(args: argparse.Namespace) -> str:
+    from engine.store.migrations import SCHEMA_VERSION
+    from engine.store.postgres import PostgresStore
+    from engine.store.sqlite import SqliteStore
+
+    url = serve.database_from(args)
+    if url is None and args.config is not None:
+        url = OrgConfig.load(args.config).server.database
+    if url is not None:
+        store = await PostgresStore.open(url)
+        await store.close()
+        return f"{redacted(url)}: at schema {SCHEMA_VERSION}"
+    data = args.data or default_data_dir()
+    lock = FolderLock.acquire(data)
+    try:
+        opened = await SqliteStore.open(data / "engine.db")
+        await opened.close()
+    finally:
+        lock.release()
+    return f"{data / 'engine.db'}: at schema {SCHEMA_VERSION}"
+
+
+async def _copy(args: argparse.Namespace) -> str:
+    from engine.store.copy import sqlite_to_postgres
+
+    if args.source is None or not args.source.startswith("sqlite:") or args.target is None:
+        raise UsageError("copy needs --from sqlite:PATH and --to postgresql://...")
+    path = Path(args.source.removeprefix("sqlite:"))
+    folder = path if path.is_dir() else path.parent
+    database = folder / "engine.db" if path.is_dir() else path
+    if not database.is_file():
+        raise ConfigError(f"{database}: no such SQLite database")
+    lock = FolderLock.acquire(folder)
+    try:
+        copied = await sqlite_to_postgres(database, args.target)
+        if args.files is not None and (folder / "files").is_dir():
+            shutil.copytree(folder / "files", args.files, dirs_exist_ok=True)
+    finally:
+        lock.release()
+    lines = [f"copied {database} to {redacted(args.target)}:"]
+    lines += [f"  {table}: {n} rows" for table, n in copied.rows.items()]
+    return "\n".join(lines)
 
 
 if __name__ == "__main__":

@@ -87,6 +87,13 @@ class ServerClock:
         self._last = max(current, self._last)
         return self._last
 
+    def catch_up(self, at: datetime) -> None:
+        """Move on to `at` if it is later than now (another server's clock on the same database), and
+        run on from there at this speed."""
+        if not self.paused and at > self.now():
+            self._last = at
+            self._rebase(at)
+
     def pause(self) -> None:
         """Stop server time where it is now."""
         if not self.paused:

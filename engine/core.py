@@ -26,7 +26,7 @@ from engine.keys import SECRETS_FILE, SecretsError, ServerKeys, load_keys
 from engine.org import ConfigError, OrgConfig
 from engine.outbox import Deliverer
 from engine.outbox.deliverer import OnResult
-from engine.store.base import Delivery, Store, Transaction, VersionRecord
+from engine.store.base import Delivery, Store, StoreUnavailable, Transaction, VersionRecord
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification, parse_stamp, stamp
 from engine.tools.catalog import Catalog, PublishResult, draft
@@ -98,6 +98,8 @@ class Engine:
         evaluator: Evaluator | None = None,
         ids: IdSource = new_id,
         monotonic: Callable[[], float] = time.monotonic,
+        database: str | None = None,
+        migrate: bool = True,
     ) -> Engine:
         """Open (or create) the data folder, with the evaluator that answers checks.
 
@@ -124,7 +126,7 @@ class Engine:
         try:
             prepare(data_dir)
             lock = FolderLock.acquire(data_dir)
-            store = await _open_store(data_dir)
+            store = await _open_store(data_dir, org, database or org.server.database, migrate)
             keys = await _keys(store, org.server.secrets_file or data_dir / SECRETS_FILE)
         except BaseException:
             if store is not None:
@@ -137,8 +139,10 @@ class Engine:
         if clock is None:
             mark = await store.server_time()
             clock = ServerClock(speed, None if mark is None else parse_stamp(mark), monotonic=monotonic)
-        files = Files(data_dir / "files", store, keys.file_url, clock, public_base_url)
-        return cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
+        files = Files(org.server.files or data_dir / "files", store, keys.file_url, clock, public_base_url)
+        engine = cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
+        await engine.keep_clock_in_step()
+        return engine
 
     @classmethod
     async def open_read_only(cls, data_dir: Path, org: OrgConfig, *, clock: Clock | None = None) -> Engine:
@@ -230,7 +234,16 @@ class Engine:
 
     async def tick(self) -> None:
         """Apply every timer due at the clock's now: waits, timeouts, `due`, lease ends."""
+        await self.keep_clock_in_step()
         await self._dispatcher.apply_due(self.clock.now())
+
+    async def keep_clock_in_step(self) -> None:
+        """A sped-up server clock on a database other servers share moves on to the latest of theirs,
+        so all of them issue one time line (at speed 1 every server's time is wall time already)."""
+        if isinstance(self.clock, ServerClock) and self.clock.speed != 1.0 and not self.store.read_only:
+            peer = await self.store.share_clock(self.clock.now(), self.clock.speed)
+            if peer is not None:
+                self.clock.catch_up(peer)
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         """The outbox: overdue steps, escalations, new work and ended runs; test runs' entries are marked
@@ -260,7 +273,10 @@ class Engine:
                 await self.evaluator.aclose()
             if not self.store.read_only:
                 now = stamp(self.clock.now())
-                await self.store.write(lambda tx: tx.advance_clock(now))
+                try:
+                    await self.store.write(lambda tx: tx.advance_clock(now))
+                except StoreUnavailable as exc:
+                    log.warning("server time not recorded at close: %s", exc)
         finally:
             try:
                 await self.store.close()
@@ -289,6 +305,15 @@ async def _keys(store: Store, path: Path) -> ServerKeys:
     return keys
 
 
-async def _open_store(data_dir: Path) -> Store:
+async def _open_store(data_dir: Path, org: OrgConfig, database: str | None, migrate: bool) -> Store:
+    if database is not None:
+        from engine.store.postgres import PostgresStore
+
+        return await PostgresStore.open(
+            database,
+            migrate=migrate,
+            pool_size=org.server.database_pool_size,
+            statement_timeout_ms=org.server.database_timeout_seconds * 1000,
+        )
     private_file(data_dir / DB_FILE)
-    return await SqliteStore.open(data_dir / DB_FILE)
+    return await SqliteStore.open(data_dir / DB_FILE, migrate=migrate)

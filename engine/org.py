@@ -34,6 +34,8 @@ OPERATORS_GROUP = "operators"
 DEFAULT_LEASE_SECONDS = 600
 DEFAULT_RUN_DATA_BYTES = 1_048_576
 DEFAULT_MAX_UPLOAD_BYTES = 10_485_760
+DEFAULT_POOL_SIZE = 10
+DEFAULT_DATABASE_TIMEOUT_SECONDS = 30
 
 _EMAIL = re.compile(r"[^@\s]+@[^@\s]+\.[^@\s]+")
 _ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,127}")
@@ -68,6 +70,15 @@ class ServerSettings:
     max_upload_bytes: int = DEFAULT_MAX_UPLOAD_BYTES
     secrets_file: Path | None = None
     """The server's secrets file (`engine.keys`); None: `secrets.key` in the data folder."""
+    database: str | None = None
+    """A `postgresql://` URL: the state lives there, shared by every server on it; None: SQLite in the
+    data folder."""
+    files: Path | None = None
+    """Where uploads are kept; servers sharing a database share this folder. None: `files/` in the data folder."""
+    database_pool_size: int = DEFAULT_POOL_SIZE
+    """At most this many connections per server to a PostgreSQL database."""
+    database_timeout_seconds: int = DEFAULT_DATABASE_TIMEOUT_SECONDS
+    """A PostgreSQL statement running longer is cancelled (the call answers `retry`)."""
 
 
 @dataclass(frozen=True)
@@ -168,17 +179,40 @@ class OrgConfig:
         """The parsed TOML; relative paths (processes, scripted answers, key files) are under `base`."""
         _keys(raw, "", {"server", "groups", "people", "agents", "processes", "check", "oauth", "notify"})
         server_raw = _table(raw, "server")
-        _keys(server_raw, "server.", {"lease_seconds", "run_data_bytes", "max_upload_bytes", "secrets_file"})
-        secrets_file = server_raw.get("secrets_file")
-        if secrets_file is not None and (not isinstance(secrets_file, str) or not secrets_file.strip()):
-            raise ConfigError("server.secrets_file: expected a path (relative to this file's folder)")
+        _keys(
+            server_raw,
+            "server.",
+            {
+                "lease_seconds",
+                "run_data_bytes",
+                "max_upload_bytes",
+                "secrets_file",
+                "database",
+                "files",
+                "database_pool_size",
+                "database_timeout_seconds",
+            },
+        )
+        secrets_file = _optional_path(server_raw, "secrets_file", base)
+        files = _optional_path(server_raw, "files", base)
+        database = server_raw.get("database")
+        if database is not None and (
+            not isinstance(database, str) or not database.startswith(("postgresql://", "postgres://"))
+        ):
+            raise ConfigError("server.database: expected a postgresql:// URL")
         server = ServerSettings(
             lease_seconds=_positive_int(server_raw, "server.", "lease_seconds", DEFAULT_LEASE_SECONDS),
             run_data_bytes=_positive_int(server_raw, "server.", "run_data_bytes", DEFAULT_RUN_DATA_BYTES),
             max_upload_bytes=_positive_int(
                 server_raw, "server.", "max_upload_bytes", DEFAULT_MAX_UPLOAD_BYTES
             ),
-            secrets_file=None if secrets_file is None else (base / secrets_file).resolve(),
+            secrets_file=secrets_file,
+            database=database,
+            files=files,
+            database_pool_size=_positive_int(server_raw, "server.", "database_pool_size", DEFAULT_POOL_SIZE),
+            database_timeout_seconds=_positive_int(
+                server_raw, "server.", "database_timeout_seconds", DEFAULT_DATABASE_TIMEOUT_SECONDS
+            ),
         )
         groups: dict[str, tuple[str, ...]] = {}
         for i, entry in enumerate(_array(raw, "groups")):
@@ -413,6 +447,15 @@ def _required_str(table: dict[str, Any], where: str, key: str) -> str:
     if not isinstance(value, str) or not value:
         raise ConfigError(f"{where}{key}: required, a non-empty string")
     return value
+
+
+def _optional_path(table: dict[str, Any], key: str, base: Path) -> Path | None:
+    value = table.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise ConfigError(f"server.{key}: expected a path (relative to this file's folder)")
+    return (base / value).resolve()
 
 
 def _positive_int(table: dict[str, Any], where: str, key: str, default: int) -> int:

@@ -6,7 +6,7 @@ client hands them (who it acts as, the clock, a publish result), re-exported her
 the console never imports the engine beyond `engine.document`.
 """
 
-from console.client.base import Capabilities, Client, ToolClient
+from console.client.base import Capabilities, Client, ToolClient, Who
 from console.client.envelope import failure
 from console.client.wire import Envelope, Failure, Ok
 from engine.clock import Clock
@@ -23,5 +23,6 @@ __all__ = [
     "Ok",
     "PublishResult",
     "ToolClient",
+    "Who",
     "failure",
 ]

@@ -12,9 +12,9 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, runtime_checkable
 
-from console.client.files import FetchedFile, fetch_url
+from console.client.files import FetchedFile, Progress, fetch_url
 from console.client.run_log import RUN_LOG_TOOL, RunLog
 from console.client.wire import (
     CancelResult,
@@ -56,6 +56,26 @@ class Capabilities:
     """A published version's document, which the process map and the body are drawn from."""
     presenter: bool = False
     """Presenter controls of a live demo (the session brings them, not the client)."""
+
+
+@dataclass(frozen=True)
+class Who:
+    """Who the connection acts as: `apc_whoami`'s answer, or what the token says when a server lacks it."""
+
+    kind: Literal["person", "agent"]
+    id: str
+    email: str | None
+    operator: bool
+    confirmed: bool = True
+    """False when guessed from the token (another server): then `operator` is not known, only False."""
+
+    @classmethod
+    def of(cls, identity: Identity) -> Who:
+        email = identity.id if identity.is_person else None
+        return cls(identity.kind, identity.id, email, identity.is_person and identity.operator)
+
+    def identity(self) -> Identity:
+        return Identity(self.kind, self.email or self.id, self.operator)
 
 
 @runtime_checkable
@@ -105,7 +125,8 @@ class Client(Protocol):
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Envelope[ListRunsResult]: ...
-    async def fetch_file(self, url: str) -> FetchedFile | Failure: ...
+    async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure: ...
+    async def whoami(self) -> Who: ...
     async def run_log(
         self, run_id: str, cursor: str | None = None, limit: int | None = None
     ) -> Envelope[RunLog] | None:
@@ -258,8 +279,12 @@ class ToolClient:
         )
         return result
 
-    async def fetch_file(self, url: str) -> FetchedFile | Failure:
-        return await fetch_url(url)
+    async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure:
+        return await fetch_url(url, progress=progress)
+
+    async def whoami(self) -> Who:
+        """Who the calls act as, as this client knows it (its identity); remote clients ask the server."""
+        return Who.of(self.identity)
 
     async def close(self) -> None:
         return None

@@ -1,35 +1,66 @@
 """Remote mode: any conforming server over MCP (Streamable HTTP), acting as the bearer token's person.
 
-Transport failures become error envelopes (`retry`, or `forbidden` for a refused token), so a screen
-shows them like any other answer instead of crashing.
+Every call goes through one SDK session kept for the console's life (connection.py). Transport
+failures become error envelopes (`retry`, or `forbidden` for a refused token), so a screen shows them
+like any other answer instead of crashing; `connect` is the start-up check that fails fast instead.
 """
 
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import jwt
 
-from console.client.base import RequestIds, ToolClient
+from console.client.base import RequestIds, ToolClient, Who
+from console.client.connection import ConnectionFailed, McpConnection
 from console.client.envelope import failure
 from console.client.wire import Failure
-from engine.http.client import McpAuthError, McpError, McpHttpClient
 from engine.identity import Identity
 from engine.tools.dispatch import TOOL_ORDER
 
+WHOAMI = "apc_whoami"
+MCP_PATH = "/mcp"
+NOT_HERE = (404, 405)
 
-def token_identity(token: str) -> Identity:
-    """Who the token acts as, for display: a JWT's email or subject when it is one, else its last characters.
 
-    The server decides who the token is; the protocol does not tell a client, so this is only a label.
-    """
+def token_claims(token: str) -> dict[str, Any]:
+    """A JWT's claims, unverified (the server decides who the token is); {} for an opaque token."""
     try:
         claims = jwt.decode(token, options={"verify_signature": False})
     except jwt.PyJWTError:
-        claims = {}
+        return {}
+    return claims if isinstance(claims, dict) else {}
+
+
+def token_identity(token: str) -> Identity:
+    """A label for the token before the server said who it is: a JWT's email or subject, else its end."""
+    claims = token_claims(token)
     name = claims.get("email") or claims.get("sub")
     return Identity("person", str(name) if name else f"token …{token[-4:]}")
+
+
+def token_who(token: str) -> Who:
+    """Who a server without `apc_whoami` is assumed to see: the JWT `email` claim, else a person."""
+    email = token_claims(token).get("email")
+    label = token_identity(token).id
+    return Who("person", label, str(email) if email else None, operator=False, confirmed=False)
+
+
+def endpoint_urls(url: str) -> list[str]:
+    """The URLs `--server URL` may mean, in the order to try: as given, then with `/mcp` added.
+
+    A base URL (`http://host:8765`, with or without a slash) means its `/mcp`; a URL already ending in
+    `/mcp` means itself; any other path is tried as given first (another server's endpoint).
+    """
+    parts = urlsplit(url.strip())
+    path = parts.path.rstrip("/")
+    with_mcp = urlunsplit(parts._replace(path=path + MCP_PATH))
+    if path.endswith(MCP_PATH):
+        return [urlunsplit(parts._replace(path=path))]
+    if not path:
+        return [with_mcp]
+    return [urlunsplit(parts._replace(path=path)), with_mcp]
 
 
 class RemoteClient(ToolClient):
@@ -38,33 +69,63 @@ class RemoteClient(ToolClient):
         url: str,
         token: str,
         *,
-        http: httpx.AsyncClient | None = None,
+        who: Who | None = None,
         request_ids: RequestIds | None = None,
     ) -> None:
-        super().__init__(token_identity(token), request_ids=request_ids)
+        super().__init__(who.identity() if who else token_identity(token), request_ids=request_ids)
         self.url = url
-        self._mcp = McpHttpClient(url, token, http=http)
-        self._extra: frozenset[str] | None = None
+        self._token = token
+        self._who = who
+        self.connection = McpConnection(url, token)
 
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any] | Failure:
         try:
-            return await self._mcp.call(tool, arguments)
-        except McpAuthError:
-            return failure("forbidden", f"{self.url} refused the token")
-        except McpError as exc:
-            return failure("retry", f"{self.url}: {exc}")
-        except httpx.HTTPError as exc:
-            return failure("retry", f"cannot reach {self.url}: {exc.__class__.__name__}")
+            return await self.connection.call(tool, arguments)
+        except ConnectionFailed as exc:
+            return failure("forbidden" if exc.refused else "retry", str(exc))
+
+    async def whoami(self) -> Who:
+        """`apc_whoami` when the server offers it, else what the token says; sets `identity` to match.
+
+        Raises ConnectionFailed when the server cannot be reached (there is nobody to ask).
+        """
+        if self._who is None:
+            opened = await self.connection.open()
+            who = token_who(self._token)
+            if WHOAMI in opened.tools:
+                answer = await self.connection.call(WHOAMI, {})
+                if answer.get("ok"):
+                    data = answer["data"]
+                    who = Who(data["kind"], data["id"], data.get("email"), bool(data["operator"]))
+            self._who = who
+            self.identity = who.identity()
+        return self._who
 
     async def extra_tools(self) -> frozenset[str]:
-        """What `tools/list` offers beyond the fourteen, asked once; nothing while it cannot be asked."""
-        if self._extra is None:
-            try:
-                listed = await self._mcp.list_tools()
-            except (McpError, httpx.HTTPError):
-                return frozenset()
-            self._extra = frozenset(str(t.get("name")) for t in listed) - set(TOOL_ORDER)
-        return self._extra
+        """What `tools/list` offered beyond the fourteen when the session opened; nothing while it cannot
+        be reached."""
+        try:
+            opened = await self.connection.open()
+        except ConnectionFailed:
+            return frozenset()
+        return opened.tools - set(TOOL_ORDER)
 
     async def close(self) -> None:
-        await self._mcp.aclose()
+        await self.connection.aclose()
+
+
+async def connect(url: str, token: str) -> RemoteClient:
+    """A client whose session is open and who knows who it is, at the first URL `url` may mean that
+    answers; ConnectionFailed (from the last URL tried) when none does or the token is refused."""
+    candidates = endpoint_urls(url)
+    for index, candidate in enumerate(candidates):
+        client = RemoteClient(candidate, token)
+        try:
+            await client.whoami()
+        except ConnectionFailed as exc:
+            await client.close()
+            if exc.status in NOT_HERE and index + 1 < len(candidates):
+                continue
+            raise
+        return client
+    raise AssertionError("endpoint_urls always names one URL")

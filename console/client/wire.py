@@ -527,6 +527,17 @@ class DecideArguments(TypedDict):
     requestId: str
 
 
+class DecideDetails(TypedDict):
+    """`tools/decide.arguments.json#/properties (the optional ones)`"""
+
+    output: NotRequired[dict[str, Json]]
+    evidence: NotRequired[list[EvidenceItem]]
+    summary: NotRequired[str]
+    next: NotRequired[str]
+    reason: NotRequired[str]
+    note: NotRequired[str]
+
+
 @final
 class CancelArguments(TypedDict):
     """`tools/cancel.arguments.json#`"""

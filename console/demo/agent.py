@@ -12,15 +12,15 @@ lines in the refusal or the handoff), the agent reconsiders the fields each ques
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import random
-import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from console.client.wire import AgentWorkEntry, ClaimedStep, ClaimResult, DescribeResult, RenewResult, RunView
+from console.demo.calls import DemoCalls
 from console.demo.control import AgentState, DemoControl
 from console.demo.director import Director
 from console.demo.handoff import Handoff
@@ -32,6 +32,7 @@ from console.demo.rework import Rework
 from console.demo.scene import Scene, run_seed
 from console.demo.work import Draft, Where, evidence_items, incomplete, repair, sentences, summary
 from console.demo.work import draft as draft_work
+from engine.identity import Identity
 
 RETRY_ATTEMPTS = 3
 BLOCKERS = (
@@ -101,8 +102,9 @@ class DemoAgent:
         self.last_handoff: Handoff | None = None
         self.in_call = False
         self._stopping = False
-        self.server: dict[str, Any] = {}
+        self.server: DescribeResult | None = None
         """The `describe` result of the server this agent is connected to."""
+        self.tools = DemoCalls(Identity("agent", self.state.identity), self._send)
 
     # --- the loop ------------------------------------------------------------------------------------
 
@@ -136,13 +138,11 @@ class DemoAgent:
         """Open the link and call `describe` once, as the loop begins (guides/adding-support.md step 1)."""
         if self.link is None:
             self.link = await self._new_link().open()
-            described = await self.link.call("describe", {})
+            described = await DemoCalls(self.tools.identity, self.link.call).describe()
             if not described["ok"]:
                 raise LinkError(f"describe refused: {described['error']['code']}")
-            self.server = described["data"]
-            self.state.act(
-                f"connected ({self.server['version']}, lease {self.server['leaseSeconds']}s)", status="idle"
-            )
+            server = self.server = described["data"]
+            self.state.act(f"connected ({server['version']}, lease {server['leaseSeconds']}s)", status="idle")
 
     async def disconnect(self) -> None:
         link, self.link = self.link, None
@@ -151,19 +151,19 @@ class DemoAgent:
 
     async def work_once(self) -> bool:
         """Look for work and do one step of it; False when nothing could be claimed."""
-        args: dict[str, Any] = {"limit": 10}
-        if len(self.behaviour.processes) == 1:
-            args["process"] = self.behaviour.processes[0]
-        found = await self._call("get_work", args)
+        only = self.behaviour.processes[0] if len(self.behaviour.processes) == 1 else None
+        found = await self.tools.get_work(limit=10, process=only)
         if not found["ok"]:
             self.state.act(f"get_work refused: {found['error']['code']}", status="idle")
             return False
         for item in found["data"]["items"]:
+            if "workItem" in item:
+                continue  # a person's entry: an agent is never handed one
             if self.behaviour.processes and item["process"] not in self.behaviour.processes:
                 continue
             if not self.director.may_claim(self.name, item["runId"], item["stepId"]):
                 continue
-            claimed = await self._write("claim", {"runId": item["runId"], "stepId": item["stepId"]})
+            claimed = await self.tools.claim(item["runId"], item["stepId"])
             if claimed["ok"]:
                 await self._work(item, claimed["data"])
                 return True
@@ -173,9 +173,9 @@ class DemoAgent:
 
     # --- one step --------------------------------------------------------------------------------------
 
-    async def _work(self, item: dict[str, Any], claim: dict[str, Any]) -> None:
+    async def _work(self, item: AgentWorkEntry, claim: ClaimResult) -> None:
         step = claim["step"]
-        data = claim.get("data") or {}
+        data = claim["data"]
         job = _Job(
             step=step,
             where=Where(item["process"], item["runId"], step["id"], self.name, claim["mode"]),
@@ -184,14 +184,14 @@ class DemoAgent:
             context=Context(data, claim.get("body") or ""),
             scene=Scene(
                 item["process"],
-                run_seed(self.seed, item["process"], data.get("inputs") or {}),
+                run_seed(self.seed, item["process"], data["inputs"]),
                 self.pace.now(),
                 data,
                 claim.get("body") or "",
                 self.people,
                 self.relations,
             ),
-            rework=Rework.read(step["id"], data, step.get("output")),
+            rework=Rework.read(step["id"], data, step["output"]),
         )
         self.state.claimed += 1
         self.state.hold(f"{job.where.process} · {job.where.step_id}", job.where.run_id)
@@ -238,7 +238,7 @@ class DemoAgent:
             last = part + 1 == b.parts
             short = (lease.expires - self.pace.now()).total_seconds() < seconds * 1.5
             if not last and (total >= b.long_work_minutes * 60 or short):
-                renewed = await self._write("renew", {"token": lease.token, "progress": progress})
+                renewed = await self.tools.renew(lease.token, progress)
                 if not renewed["ok"]:
                     self.state.act(f"renew refused ({renewed['error']['code']}); moving on")
                     return
@@ -283,15 +283,16 @@ class DemoAgent:
             if job.fixed:
                 extra.append(f"Fixed after the server refused the first submission: {'; '.join(job.fixed)}.")
             text = summary(step.get("instructions") or "", work, where.mode, extra)
-            args: dict[str, Any] = {
-                "token": job.lease.token,
-                "output": work.output,
-                "summary": text,
-                "evidence": await evidence_items(work, where, self._upload, self.pace.now()) or None,
-            }
-            if work.choice is not None:
-                args["next"], args["reason"] = work.choice.to, work.choice.reason
-            result = await self._write("submit", {k: v for k, v in args.items() if v is not None})
+            evidence = await evidence_items(work, where, self._upload, self.pace.now()) or None
+            choice = work.choice
+            result = await self.tools.submit(
+                job.lease.token,
+                work.output,
+                text,
+                evidence=evidence,
+                next=choice.to if choice is not None else None,
+                reason=choice.reason if choice is not None else None,
+            )
             if result["ok"]:
                 self._submitted(job, work, result["data"], text)
                 return
@@ -335,7 +336,7 @@ class DemoAgent:
             work = revision.work
         return work
 
-    def _submitted(self, job: _Job, work: Draft, view: dict[str, Any], text: str) -> None:
+    def _submitted(self, job: _Job, work: Draft, view: RunView, text: str) -> None:
         self.last_summary = text
         self.state.submitted += 1
         if job.check_refusal:
@@ -352,16 +353,11 @@ class DemoAgent:
 
     async def _lapse(self, job: _Job, work: Draft, progress: str) -> None:
         """Leave progress (and, sometimes, a refused submission's issues) and stop answering."""
-        renewed = await self._write("renew", {"token": job.lease.token, "progress": progress})
+        renewed = await self.tools.renew(job.lease.token, progress)
         if renewed["ok"]:
             job.lease.renew(renewed["data"])
         if self.rng.random() < self.behaviour.incomplete_share and (broken := incomplete(work, self.rng)):
-            args: dict[str, Any] = {
-                "token": job.lease.token,
-                "output": broken[0].output,
-                "summary": "Partial work.",
-            }
-            await self._write("submit", args)
+            await self.tools.submit(job.lease.token, broken[0].output, "Partial work.")
         self.state.lapsed += 1
         self.director.lapsed(self.name, job.where.run_id, job.where.step_id)
         self.state.act(f"stopped answering on {job.where.step_id}; the lease will lapse", status="idle")
@@ -377,7 +373,7 @@ class DemoAgent:
         )
         if job.where.mode == "test":
             note += " (Test run: no external effects.)"
-        result = await self._write("escalate", {"token": job.lease.token, "note": note[:4000]})
+        result = await self.tools.escalate(job.lease.token, note[:4000])
         if result["ok"]:
             self.state.escalated += 1
             self.state.act(f"escalated {job.where.step_id}: {blocker}"[:160], status="idle")
@@ -387,20 +383,17 @@ class DemoAgent:
     # --- calls -----------------------------------------------------------------------------------------
 
     async def _upload(self, file_name: str, content_type: str, content: bytes) -> str | None:
-        if "upload" not in self.server.get("tools", ()):
+        if self.server is None or "upload" not in self.server["tools"]:
             self.state.act("this server offers no upload; cannot attach a file")
             return None
-        encoded = base64.b64encode(content).decode("ascii")
-        result = await self._write(
-            "upload", {"fileName": file_name, "contentType": content_type, "contentBase64": encoded}
-        )
+        result = await self.tools.upload(file_name, content_type, content)
         if not result["ok"]:
             self.state.act(f"upload refused ({result['error']['code']})")
             return None
         self.state.act(f"uploaded {file_name} ({result['data']['bytes']} bytes)")
         return result["data"]["id"]
 
-    async def _call(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def _call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any]:
         if self._stopping:
             raise AgentStopped
         if self.link is None:
@@ -418,15 +411,15 @@ class DemoAgent:
         self.state.called(f"{stamp} {tool}{f' {what}' if what and tool != 'get_work' else ''} → {answer}")
         return result
 
-    async def _write(self, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """A write with a fresh requestId, repeated with the same one while the server says `retry`."""
-        args = {**arguments, "requestId": str(uuid.uuid4())}
-        result = await self._call(tool, args)
-        for _ in range(RETRY_ATTEMPTS):
+    async def _send(self, tool: str, arguments: dict[str, object]) -> object:
+        """One call for `self.tools`; a write (it carries its requestId) is repeated with the same
+        requestId while the server says `retry`."""
+        result = await self._call(tool, arguments)
+        for _ in range(RETRY_ATTEMPTS if "requestId" in arguments else 0):
             if result["ok"] or result["error"]["code"] != "retry":
                 break
             await self.pace.idle(0.2)
-            result = await self._call(tool, args)
+            result = await self._call(tool, arguments)
         return result
 
 
@@ -434,7 +427,7 @@ class DemoAgent:
 class _Job:
     """One claimed step: what the claim gave, and what this attempt has revised so far."""
 
-    step: dict[str, Any]
+    step: ClaimedStep
     where: Where
     handoff: Handoff
     lease: _Lease
@@ -451,11 +444,10 @@ class _Job:
     """Resubmissions this attempt revised from a check's refusal."""
 
 
-def _held(view: dict[str, Any], step_id: str) -> bool:
+def _held(view: RunView, step_id: str) -> bool:
     """Whether the run view shows `step_id` escalated with a held candidate (an unsure check)."""
     return any(
-        item.get("stepId") == step_id and "candidate" in (item.get("escalation") or {})
-        for item in view.get("workItems") or ()
+        item["stepId"] == step_id and "candidate" in (item["escalation"] or {}) for item in view["workItems"]
     )
 
 
@@ -464,7 +456,7 @@ class _Lease:
         self.token = token
         self.expires = expires
 
-    def renew(self, data: dict[str, Any]) -> None:
+    def renew(self, data: RenewResult) -> None:
         self.token = data["token"]
         self.expires = parse_stamp_wire(data["expiresAt"])
 

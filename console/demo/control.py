@@ -11,8 +11,25 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from dataclasses import dataclass, field
+from typing import TypedDict
 
 RECENT_ACTIONS = 30
+
+
+class AgentRow(TypedDict):
+    """One agent as the Demo agents tab shows it and `apc_demo_control` reports it."""
+
+    name: str
+    identity: str
+    status: str
+    step: str
+    lastCall: str
+    lastAction: str
+    paused: bool
+    claimed: int
+    submitted: int
+    escalated: int
+    lapsed: int
 
 
 @dataclass
@@ -66,7 +83,7 @@ class AgentState:
             return "—"
         return f"{self.holding} · {self.run_id[:9]}…" if self.run_id else self.holding
 
-    def row(self) -> dict[str, object]:
+    def row(self) -> AgentRow:
         """What the Demo agents tab shows of the agent, as plain data (also over `apc_demo_control`)."""
         return {
             "name": self.name,

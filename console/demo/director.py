@@ -13,7 +13,10 @@ cue of its own is worked plainly (no habit of the agents or people), so nothing 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Literal
+
+from console.client.wire import Decision
+from console.demo.values import JsonObject
 
 Fate = Literal["normal", "escalate", "misjudge", "incomplete", "lapse"]
 FATES: tuple[Fate, ...] = ("normal", "escalate", "misjudge", "incomplete", "lapse")
@@ -27,9 +30,9 @@ class Cue:
 
     fate: Fate = "normal"
     """What the agent working the step does with its first attempt."""
-    pin: dict[str, Any] = field(default_factory=dict)
+    pin: JsonObject = field(default_factory=dict)
     """Output values the step has, whoever works it."""
-    decision: str | None = None
+    decision: Decision | None = None
     """What a demo person decides on the step's work item: `rejected` rejects an approval once (then
     approves), `approved`, `completed`. None: the plain decision (approve, complete)."""
     late: bool = False
@@ -120,7 +123,7 @@ class Director:
             self._lapsed[(run_id, step_id)] = agent
             self.version += 1
 
-    def decision(self, run_id: str, step_id: str, kind: str) -> str | None:
+    def decision(self, run_id: str, step_id: str, kind: str) -> Decision | None:
         """A demo person's decision on a cued run's item: the cue's, a rejection only once."""
         cue = self.cue(run_id, step_id)
         if cue is None:

@@ -9,15 +9,14 @@ event is still sent; the run has moved on, and the server holds it or reports th
 from __future__ import annotations
 
 import random
-import uuid
 from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any
 
+from console.client.wire import Json, RunState, RunSummary
+from console.demo.calls import Caller, as_person
 from console.demo.director import Director
 from console.demo.pace import Pace
-from console.demo.people import Caller
 from engine.clock import rfc3339
 from engine.core import Engine
 from engine.document import durations
@@ -109,9 +108,8 @@ class EventSource:
         return _Planned(name, now + timedelta(seconds=seconds * self.rng.uniform(*b.in_time)), False)
 
     async def _send(self, run_id: str, plan: _Planned) -> None:
-        data = {"receivedAt": rfc3339(self.pace.now()), "source": "demo event feed"}
-        args = {"runId": run_id, "name": plan.name, "data": data, "requestId": str(uuid.uuid4())}
-        result = await self.caller.call(self.identity, "send_event", args)
+        data: dict[str, Json] = {"receivedAt": rfc3339(self.pace.now()), "source": "demo event feed"}
+        result = await as_person(self.caller, self.identity).send_event(run_id, plan.name, data)
         self.sent["late" if plan.late else "in_time"] += 1
         if result["ok"] and result["data"]["consumedBy"] is not None:
             self.sent["consumed"] += 1
@@ -119,16 +117,17 @@ class EventSource:
     async def _waiting(self) -> dict[tuple[str, str], tuple[str, str | None]]:
         """(run id, step id) -> (event name, timeout) for every `wait_for` step now waiting."""
         found: dict[tuple[str, str], tuple[str, str | None]] = {}
-        for state in ("waiting", "active"):
+        states: tuple[RunState, ...] = ("waiting", "active")
+        for state in states:
             for summary in await self._runs(state):
-                pinned = await self.engine.catalog.get(summary["process"], summary["version"])
+                pinned = await self.engine.catalog.get(summary["process"], int(summary["version"]))
                 if pinned is None:
                     continue
                 _record, process = pinned
                 events = {s.id: s for s in process.steps if s.kind == "wait_for"}
                 if not events:
                     continue
-                view = await self.caller.call(self.identity, "get_run", {"runId": summary["id"]})
+                view = await as_person(self.caller, self.identity).get_run(summary["id"])
                 if not view["ok"]:
                     continue
                 for step in view["data"]["steps"]:
@@ -137,14 +136,13 @@ class EventSource:
                         found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
         return found
 
-    async def _runs(self, state: str) -> list[dict[str, Any]]:
-        items: list[dict[str, Any]] = []
+    async def _runs(self, state: RunState) -> list[RunSummary]:
+        items: list[RunSummary] = []
         cursor: str | None = None
         while True:
-            args: dict[str, Any] = {"state": state, "limit": 100}
-            if cursor:
-                args["cursor"] = cursor
-            page = await self.caller.call(self.identity, "list_runs", args)
+            page = await as_person(self.caller, self.identity).list_runs(
+                state=state, limit=100, cursor=cursor
+            )
             if not page["ok"]:
                 return items
             items.extend(page["data"]["items"])

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Any
 
+from console.client import wire
 from console.demo.revise import CheckLine, check_lines
 
 _PARTS_DONE = re.compile(r"^Done (\d+) of (\d+) parts")
@@ -28,16 +28,16 @@ class Handoff:
     check_verdict: str | None = None
 
     @classmethod
-    def read(cls, raw: dict[str, Any] | None) -> Handoff:
+    def read(cls, raw: wire.Handoff | None) -> Handoff:
         raw = raw or {}
-        returned = raw.get("returned") or {}
-        check = raw.get("check") or {}
+        returned = raw.get("returned")
+        check = raw.get("check")
         return cls(
             progress=raw.get("progress"),
             issues=tuple(raw.get("issues") or ()),
-            returned_note=returned.get("note"),
-            returned_by=returned.get("by"),
-            check_verdict=check.get("verdict"),
+            returned_note=returned["note"] if returned else None,
+            returned_by=returned["by"] if returned else None,
+            check_verdict=check["verdict"] if check else None,
         )
 
     @property

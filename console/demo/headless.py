@@ -12,8 +12,10 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, TextIO
+from typing import TextIO
 
+from console.client.wire import RunView
+from console.demo.calls import as_person
 from console.demo.control import AgentState
 from console.demo.stories import Story
 from console.demo.story import allowed_outcomes
@@ -43,7 +45,7 @@ class Ended:
 class HeadlessReport:
     runs: int
     ended: list[Ended] = field(default_factory=list)
-    views: dict[str, dict[str, Any]] = field(default_factory=dict)
+    views: dict[str, RunView] = field(default_factory=dict)
     """The last `get_run` result (the `data` of the envelope) of every run, by run id."""
     unfinished: list[str] = field(default_factory=list)
     refused_processes: dict[str, list[str]] = field(default_factory=dict)
@@ -92,12 +94,12 @@ async def run_headless(settings: DemoSettings, out: TextIO, *, time_limit: float
             for started in list(system.starter.started):
                 if started.run_id in seen:
                     continue
-                view = await system.engine.call(system.operator, "get_run", {"runId": started.run_id})
-                run = view["data"]["run"]
+                view = await _run_view(system, started.run_id)
+                run = view["run"]
                 if run["state"] not in ("ended", "cancelled"):
                     continue
                 seen.add(started.run_id)
-                report.views[started.run_id] = view["data"]
+                report.views[started.run_id] = view
                 allowed = run["outcome"] in allowed_outcomes(system.processes[started.process])
                 report.ended.append(
                     Ended(
@@ -112,8 +114,7 @@ async def run_headless(settings: DemoSettings, out: TextIO, *, time_limit: float
             await asyncio.sleep(POLL_SECONDS)
         report.unfinished = [s.run_id for s in system.starter.started if s.run_id not in seen]
         for run_id in report.unfinished:
-            view = await system.engine.call(system.operator, "get_run", {"runId": run_id})
-            report.views[run_id] = view["data"]
+            report.views[run_id] = await _run_view(system, run_id)
         report.refused_starts = list(system.starter.refused)
         report.failures = list(system.failures)
         report.agents = system.control.agents
@@ -124,23 +125,28 @@ async def run_headless(settings: DemoSettings, out: TextIO, *, time_limit: float
     return report
 
 
+async def _run_view(system: DemoSystem, run_id: str) -> RunView:
+    """The run as the operator sees it; a refusal here is the demo's own fault, so it stops the run."""
+    answer = await as_person(system.engine, system.operator).get_run(run_id)
+    if not answer["ok"]:
+        raise RuntimeError(f"get_run {run_id}: {answer['error']['message']}")
+    return answer["data"]
+
+
 def _progress_line(elapsed: float, count: int, wanted: int, ended: Ended) -> str:
     mark = "" if ended.allowed else "  << not an outcome of this process"
     mode = " (test)" if ended.mode == "test" else ""
     return f"[{elapsed:6.1f}s] {count}/{wanted} {ended.process} {ended.run_id}{mode}: {ended.outcome}{mark}\n"
 
 
-def recorded_checks(views: dict[str, dict[str, Any]]) -> Counter[str]:
+def recorded_checks(views: dict[str, RunView]) -> Counter[str]:
     """Verdicts the run data records (`steps.<id>.check`, also in history), `advisory` ones apart."""
     found: Counter[str] = Counter()
     for view in views.values():
-        for record in (view.get("data", {}).get("steps") or {}).values():
-            if not isinstance(record, dict):
-                continue
-            for entry in [record, *(record.get("history") or [])]:
-                check = entry.get("check") if isinstance(entry, dict) else None
-                if isinstance(check, dict):
-                    found[("advisory " if check.get("advisory") else "") + check["verdict"]] += 1
+        for record in view["data"]["steps"].values():
+            for entry in [record, *record["history"]]:
+                if (check := entry.get("check")) is not None:
+                    found[("advisory " if check["advisory"] else "") + check["verdict"]] += 1
     return found
 
 

@@ -10,6 +10,7 @@ once, when it is first due.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, ClassVar
 
 from rich.text import Text
@@ -42,7 +43,7 @@ COLUMNS = (
 )
 
 
-def agent_cells(row: dict[str, Any]) -> list[Text]:
+def agent_cells(row: Mapping[str, Any]) -> list[Text]:
     status = str(row["status"])
     status_style = {"paused": "yellow", "error": "red", "working": "green"}.get(status, "")
     return [
@@ -55,7 +56,7 @@ def agent_cells(row: dict[str, Any]) -> list[Text]:
     ]
 
 
-def status_text(status: dict[str, Any]) -> Text:
+def status_text(status: Mapping[str, Any]) -> Text:
     text = Text(f"demo clock {status['speed']:g}x · {status['now']}", end="")
     if status["paused"]:
         text.append(" · PAUSED", "bold yellow")
@@ -65,7 +66,7 @@ def status_text(status: dict[str, Any]) -> Text:
     return text
 
 
-def story_text(story: dict[str, Any] | None) -> Text:
+def story_text(story: Mapping[str, Any] | None) -> Text:
     if story is None:
         return Text("")
     text = Text(f"story {story['name']}: {story['title']} (as the {story['user']}) · ", end="")
@@ -87,7 +88,7 @@ class DemoPane(Vertical):
     def __init__(self, presenter: ConsolePresenter, *, id: str | None = "demo-pane") -> None:
         super().__init__(id=id)
         self.presenter = presenter
-        self._shown: dict[str, Any] | None = None
+        self._shown: Mapping[str, Any] | None = None
         self._cued: set[str] = set()
 
     def compose(self) -> ComposeResult:

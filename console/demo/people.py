@@ -12,14 +12,22 @@ to look at again. Each item waits a think time on the demo clock first; a share 
 
 from __future__ import annotations
 
-import base64
 import random
-import uuid
 from collections import Counter
+from collections.abc import Mapping
 from dataclasses import dataclass
 from datetime import datetime, timedelta
-from typing import Any, Protocol
+from typing import Any
 
+from console.client.wire import (
+    DecideArguments,
+    DecideDetails,
+    Decision,
+    Escalation,
+    PersonWorkEntry,
+    WorkItem,
+)
+from console.demo.calls import Caller, as_person
 from console.demo.director import PLAIN_THINK_MINUTES, Director
 from console.demo.org import DemoOrg
 from console.demo.pace import Pace
@@ -42,10 +50,6 @@ RETURN_NOTES = (
     "Use the figures in the latest export; they are the correct ones.",
 )
 FAIL_NOTE = "This cannot go ahead: the request is withdrawn."
-
-
-class Caller(Protocol):
-    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
 
 
 @dataclass(frozen=True)
@@ -104,10 +108,12 @@ class DemoPeople:
         for person in self.org.people:
             if person.operator and not self.behaviour.play_operator:
                 continue
-            found = await self.engine.call(person, "get_work", {"limit": 100})
+            found = await as_person(self.engine, person).get_work(limit=100)
             if not found["ok"]:
                 continue
             for entry in found["data"]["items"]:
+                if "workItem" not in entry:
+                    continue  # an agent's entry: a person is never handed one
                 item = entry["workItem"]
                 if self.director.is_left(entry["runId"], item["stepId"]):
                     continue
@@ -115,7 +121,7 @@ class DemoPeople:
                     made += await self._decide(person, entry)
         return made
 
-    def _handles(self, person: Identity, item: dict[str, Any]) -> bool:
+    def _handles(self, person: Identity, item: WorkItem) -> bool:
         assigned = item["assignedTo"]
         if "person" in assigned:
             return assigned["person"] == person.id
@@ -123,7 +129,7 @@ class DemoPeople:
             return person.operator
         return assigned["group"] in self.org.own_groups(person.id)
 
-    def _ready(self, entry: dict[str, Any]) -> bool:
+    def _ready(self, entry: PersonWorkEntry) -> bool:
         item = entry["workItem"]
         now = self.pace.now()
         at = self._at.get(item["id"])
@@ -133,19 +139,18 @@ class DemoPeople:
             at = self._at[item["id"]] = now + think
         return now >= at
 
-    def _think(self, item: dict[str, Any], now: datetime) -> timedelta:
+    def _think(self, item: WorkItem, now: datetime) -> timedelta:
         due = item.get("due")
         if due is not None and self.rng.random() < self.behaviour.slow_share:
             late = datetime.fromisoformat(due) - now + timedelta(minutes=self.rng.uniform(2, 10))
             return max(late, timedelta(0))
         return timedelta(minutes=self.rng.uniform(*self.behaviour.think_minutes))
 
-    async def _decide(self, person: Identity, entry: dict[str, Any]) -> int:
+    async def _decide(self, person: Identity, entry: PersonWorkEntry) -> int:
         item = entry["workItem"]
         decision, extra, label = await self._choose(person, entry)
-        prepared = {k: v for k, v in item["decide"]["arguments"].items() if k != "requestId"}
-        args = {**prepared, "decision": decision, **extra, "requestId": str(uuid.uuid4())}
-        result = await self.engine.call(person, "decide", args)
+        args: DecideArguments = {**item["decide"]["arguments"], "decision": decision, **extra}
+        result = await as_person(self.engine, person).decide(args)
         if result["ok"]:
             self.decisions[label] += 1
             self._at.pop(item["id"], None)
@@ -156,17 +161,17 @@ class DemoPeople:
             self._at.pop(item["id"], None)
         return 0
 
-    async def _choose(self, person: Identity, entry: dict[str, Any]) -> tuple[str, dict[str, Any], str]:
+    async def _choose(self, person: Identity, entry: PersonWorkEntry) -> tuple[Decision, DecideDetails, str]:
         """The decision, its arguments, and the label it is counted under in `decisions`."""
         item = entry["workItem"]
         kind = item["kind"]
         b = self.behaviour
         roll = self.rng.random()
-        escalation = item.get("escalation") or {}
+        escalation = item["escalation"]
         cued = self.director.decision(entry["runId"], item["stepId"], kind)
         if cued is not None:
             return await self._cued(person, entry, cued)
-        if "check" in escalation and "candidate" in escalation:
+        if escalation is not None and "check" in escalation and "candidate" in escalation:
             scene = await self._scene(person, entry)
             return self._held(person, item, escalation, roll, Context(dict(scene.data), scene.body))
         if kind == "approve":
@@ -174,7 +179,7 @@ class DemoPeople:
                 return "rejected", {"note": await self._reject_note(person, entry)}, "approve:rejected"
             return "approved", {}, "approve:approved"
         if kind == "agent":
-            handoff = item.get("handoff") or {}
+            handoff = item["handoff"] or {}
             settled = (
                 "returned" in handoff or "check" in handoff
             )  # sent back once, or a check the agent gave up on
@@ -185,8 +190,8 @@ class DemoPeople:
         return "completed", await self._completion(person, entry), f"{kind}:completed"
 
     async def _cued(
-        self, person: Identity, entry: dict[str, Any], decision: str
-    ) -> tuple[str, dict[str, Any], str]:
+        self, person: Identity, entry: PersonWorkEntry, decision: Decision
+    ) -> tuple[Decision, DecideDetails, str]:
         """A cued run's item decided as its cue says (a held submission completed as it stands)."""
         item = entry["workItem"]
         label = f"{item['kind']}:{decision}"
@@ -194,25 +199,25 @@ class DemoPeople:
             return decision, {"note": await self._reject_note(person, entry)}, label
         if decision == "returned":
             return decision, {"note": RETURN_NOTES[0]}, label
-        if decision == "completed" and "candidate" not in (item.get("escalation") or {}):
+        if decision == "completed" and "candidate" not in (item["escalation"] or {}):
             return decision, await self._completion(person, entry), label
         return decision, {}, label
 
     def _held(
         self,
         person: Identity,
-        item: dict[str, Any],
-        escalation: dict[str, Any],
+        item: WorkItem,
+        escalation: Escalation,
         roll: float,
         context: Context,
-    ) -> tuple[str, dict[str, Any], str]:
+    ) -> tuple[Decision, DecideDetails, str]:
         """A submission an unsure check held: return it once with a note, edit it, or take it as is."""
         b = self.behaviour
         lines = check_lines(escalation["note"].splitlines())
         candidate = escalation["candidate"]
-        returned_before = "returned" in (item.get("handoff") or {})
+        returned_before = "returned" in (item["handoff"] or {})
         if roll < b.check_return_share and not returned_before and lines:
-            fields, _ = parse_fields(item.get("output") or {}, "output")
+            fields, _ = parse_fields(item["output"] or {}, "output")
             named = list(dict.fromkeys(f.name for line in lines for f in named_fields(line.ask, fields)))
             what = ", ".join(named) if named else "the output"
             asked = "; ".join(f"'{line.ask}' ({line.answer})" for line in lines)
@@ -223,23 +228,24 @@ class DemoPeople:
         edited = edited_output(item, candidate, lines, context)
         if roll < b.check_return_share + b.check_edit_share and edited is not None:
             output, names = edited
-            extra: dict[str, Any] = {
+            extra: DecideDetails = {
                 "output": output,
                 "summary": f"Completed by {person.id} from the held submission, with {', '.join(names)} "
                 f"rewritten after the check was unsure: {'; '.join(line.answer for line in lines)}.",
             }
-            if candidate.get("evidence"):
-                extra["evidence"] = [{"kind": e["kind"], "ref": e["ref"]} for e in candidate["evidence"]]
-            for key in ("next", "reason"):
-                if candidate.get(key) is not None:
-                    extra[key] = candidate[key]
+            if evidence := candidate.get("evidence"):
+                extra["evidence"] = [{"kind": e["kind"], "ref": e["ref"]} for e in evidence]
+            if (to := candidate.get("next")) is not None:
+                extra["next"] = to
+            if (reason := candidate.get("reason")) is not None:
+                extra["reason"] = reason
             return "completed", extra, "check:edited"
         return "completed", {}, "check:completed"
 
-    async def _scene(self, person: Identity, entry: dict[str, Any]) -> Scene:
+    async def _scene(self, person: Identity, entry: PersonWorkEntry) -> Scene:
         """The run as the person reads it (`get_run`), to build values from its inputs and outputs."""
-        view = await self.engine.call(person, "get_run", {"runId": entry["runId"]})
-        data = view["data"]["data"] if view["ok"] else {}
+        view = await as_person(self.engine, person).get_run(entry["runId"])
+        data: Mapping[str, Any] = view["data"]["data"] if view["ok"] else {}
         body = view["data"]["body"] if view["ok"] else ""
         return Scene(
             entry["process"],
@@ -251,13 +257,13 @@ class DemoPeople:
             self.relations,
         )
 
-    async def _reject_note(self, person: Identity, entry: dict[str, Any]) -> str:
+    async def _reject_note(self, person: Identity, entry: PersonWorkEntry) -> str:
         """A note naming what must change: the step's own words from the relations file, if any."""
         scene = await self._scene(person, entry)
         said = scene.words(entry["workItem"]["stepId"]).reject
         return scene.render(self.rng.choice(said), self.rng) if said else self.rng.choice(REJECT_NOTES)
 
-    async def _completion(self, person: Identity, entry: dict[str, Any]) -> dict[str, Any]:
+    async def _completion(self, person: Identity, entry: PersonWorkEntry) -> DecideDetails:
         item = entry["workItem"]
         now = self.pace.now()
         scene = await self._scene(person, entry)
@@ -266,12 +272,11 @@ class DemoPeople:
         where = Where(entry["process"], entry["runId"], item["stepId"], person.id, entry.get("mode", "live"))
 
         async def upload(file_name: str, content_type: str, content: bytes) -> str | None:
-            encoded = base64.b64encode(content).decode("ascii")
-            args = {"fileName": file_name, "contentType": content_type, "contentBase64": encoded}
-            result = await self.engine.call(person, "upload", {**args, "requestId": str(uuid.uuid4())})
+            result = await tools.upload(file_name, content_type, content)
             return result["data"]["id"] if result["ok"] else None
 
-        extra: dict[str, Any] = {
+        tools = as_person(self.engine, person)
+        extra: DecideDetails = {
             "output": work.output,
             "summary": summary(item.get("text") or "", work, where.mode),
         }

@@ -9,10 +9,10 @@ offers its operators, `apc_demo_control`. Either way the answer is the status be
 from __future__ import annotations
 
 import time
-from collections.abc import Awaitable, Callable
-from typing import Any, Protocol
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, Protocol, TypedDict
 
-from console.demo.control import DemoControl
+from console.demo.control import AgentRow, DemoControl
 from console.demo.director import Director
 from console.demo.stage import MOMENTS, moment
 from engine.http.extra import ExtraTool
@@ -22,6 +22,37 @@ TOOL = "apc_demo_control"
 ACTIONS = ("status", "pause", "resume", "faster", "slower", "leave", "stage", "agent")
 MIN_SPEED = 1.0
 MAX_SPEED = 7680.0
+
+
+class StoryStatus(TypedDict):
+    """The story being played: its moments done, the log's last lines, the cues waiting on the presenter."""
+
+    name: str
+    title: str
+    user: str
+    done: int
+    moments: int
+    log: list[str]
+    cues: list[str]
+
+
+class MomentName(TypedDict):
+    name: str
+    title: str
+
+
+class DemoStatus(TypedDict):
+    """What `apc_demo_control` answers (`STATUS_SCHEMA`): the demo world as the console shows it."""
+
+    paused: bool
+    speed: float
+    now: str
+    agents: list[AgentRow]
+    left: list[str]
+    moments: list[MomentName]
+    story: StoryStatus | None
+    line: str
+    message: str
 
 
 class PresenterError(Exception):
@@ -49,7 +80,7 @@ class World(Protocol):
 
     def status_line(self) -> str: ...
 
-    def story_status(self) -> dict[str, Any] | None: ...
+    def story_status(self) -> StoryStatus | None: ...
 
 
 class DemoPresenter:
@@ -68,7 +99,7 @@ class DemoPresenter:
             raise PresenterError("the demo is still starting")
         return self._world
 
-    def status(self, message: str = "") -> dict[str, Any]:
+    def status(self, message: str = "") -> DemoStatus:
         world = self.world
         return {
             "paused": world.control.world_paused,
@@ -82,7 +113,7 @@ class DemoPresenter:
             "message": message,
         }
 
-    async def control(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def control(self, action: str, arguments: Mapping[str, object]) -> DemoStatus:
         """Do `action` and answer the status after it; PresenterError when it cannot be done."""
         world = self.world
         if action == "status":
@@ -115,7 +146,7 @@ class DemoPresenter:
             return self.status(f"{name} {'paused' if paused else 'resumed'}.")
         raise PresenterError(f"unknown action {action!r} (known: {', '.join(ACTIONS)})")
 
-    def _leave(self, arguments: dict[str, Any]) -> str:
+    def _leave(self, arguments: Mapping[str, object]) -> str:
         run_id = _text(arguments, "runId")
         step_id = arguments.get("stepId")
         if step_id is not None and not isinstance(step_id, str):
@@ -156,7 +187,7 @@ class DemoPresenter:
         )
 
 
-def _text(arguments: dict[str, Any], key: str) -> str:
+def _text(arguments: Mapping[str, object], key: str) -> str:
     value = arguments.get(key)
     if not isinstance(value, str) or not value:
         raise PresenterError(f"{key}: required")
@@ -205,8 +236,8 @@ STATUS_SCHEMA: dict[str, Any] = {
 
 
 class Controls(Protocol):
-    async def control(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        """The status after `action`; PresenterError when it cannot be done."""
+    async def control(self, action: str, arguments: dict[str, Any]) -> Mapping[str, Any]:
+        """The status after `action` (a `DemoStatus`); PresenterError when it cannot be done."""
         ...
 
 
@@ -216,10 +247,10 @@ class RemoteControls:
     def __init__(self, call: Callable[[str, dict[str, object]], Awaitable[Any]]) -> None:
         self._call = call
 
-    async def control(self, action: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    async def control(self, action: str, arguments: dict[str, Any]) -> DemoStatus:
         envelope = await self._call(TOOL, {"action": action, **arguments})
         if envelope.get("ok"):
-            data: dict[str, Any] = envelope["data"]
+            data: DemoStatus = envelope["data"]
             return data
         error = envelope.get("error") or {}
         raise PresenterError(str(error.get("message") or error.get("code") or "the demo did not answer"))
@@ -231,7 +262,8 @@ class ConsolePresenter:
 
     def __init__(self, controls: Controls, speed: float) -> None:
         self.controls = controls
-        self.last: dict[str, Any] | None = None
+        self.last: Mapping[str, Any] | None = None
+        """A `DemoStatus`, as the controls answered it."""
         self.read_at = 0.0
         """The real time (`time.time()`) the last status was read."""
         self._speed = speed
@@ -248,7 +280,7 @@ class ConsolePresenter:
     def moments(self) -> list[tuple[str, str]]:
         return [(m.name, m.title) for m in MOMENTS]
 
-    async def status(self) -> dict[str, Any] | None:
+    async def status(self) -> Mapping[str, Any] | None:
         """Read the status again; None when the demo could not be asked (it stays as last read)."""
         try:
             self._read(await self.controls.control("status", {}))
@@ -256,7 +288,7 @@ class ConsolePresenter:
             return None
         return self.last
 
-    def _read(self, status: dict[str, Any]) -> None:
+    def _read(self, status: Mapping[str, Any]) -> None:
         self.last, self.read_at = status, time.time()
 
     async def control(self, action: str, arguments: dict[str, str]) -> tuple[bool, str]:

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from console.demo.expr import Expr, ExprError, placeholders
+from console.demo.routes import RouteT
 from engine.document.model import Process
 
 FILE_NAME = "demo-relations.toml"
@@ -326,7 +327,7 @@ def load_relations(samples: Path, name: str = FILE_NAME) -> Relations:
     return Relations.load(path) if path.is_file() else Relations()
 
 
-def conditions(words: StepWords, routes: Sequence[dict[str, Any]]) -> list[tuple[dict[str, Any], Expr]]:
+def conditions(words: StepWords, routes: Sequence[RouteT]) -> list[tuple[RouteT, Expr]]:
     """The step's routes (wire form) each with its declared condition, in the file's order."""
     by_target = {r["to"]: r for r in routes}
     return [(by_target[to], cond) for to, cond in words.routes.items() if to in by_target]

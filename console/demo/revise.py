@@ -23,13 +23,13 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 from console.demo.routes import Choice, agreeing_routes, as_choice, choose_route, conform, words
 from console.demo.scene import policy_line as scene_policy_line
-from console.demo.values import TEXT_WORDS
+from console.demo.values import TEXT_WORDS, JsonObject
 from console.demo.work import Draft
 from engine.document.fields import parse_fields
 from engine.document.model import Field
@@ -88,11 +88,12 @@ def _contains(said: list[str], part: list[str]) -> bool:
 class Context:
     """What a worker reads besides the step: the run data (inputs and steps) and the process body."""
 
-    data: dict[str, Any]
+    data: Mapping[str, Any]
+    """The run data (`claim.data`, a run view's `data`), read the way scene.py reads it."""
     body: str = ""
 
     @property
-    def inputs(self) -> dict[str, Any]:
+    def inputs(self) -> JsonObject:
         return self.data.get("inputs") or {}
 
 
@@ -101,7 +102,7 @@ def policy_line(context: Context) -> str | None:
     return scene_policy_line(context.inputs, context.body)
 
 
-def statement(field: Field, output: dict[str, Any], choice: Choice | None, context: Context) -> str:
+def statement(field: Field, output: JsonObject, choice: Choice | None, context: Context) -> str:
     """Text for `field` that states what a check on it looks for, from the rest of the work."""
     line = policy_line(context)
     if line is not None and _QUOTING_WORDS & set(words(field.name)):
@@ -227,12 +228,16 @@ def _extended(field: Field, current: list[Any], found: list[str]) -> list[Any]:
 
 
 def edited_output(
-    requirements: dict[str, Any], candidate: dict[str, Any], lines: Sequence[CheckLine], context: Context
-) -> tuple[dict[str, Any], list[str]] | None:
+    requirements: Mapping[str, Any],
+    candidate: Mapping[str, Any],
+    lines: Sequence[CheckLine],
+    context: Context,
+) -> tuple[JsonObject, list[str]] | None:
     """A person's edit of a held candidate: the text fields the unsure questions name, rewritten.
 
     None when the questions name no text field of the candidate (a verdict a person confirms or sends
-    back, but does not reword). `requirements` is the work item (`output`, `next`).
+    back, but does not reword). `requirements` is the work item (`output`, `next`), `candidate` the
+    escalation's held `StepRecord`.
     """
     fields, _ = parse_fields(requirements.get("output") or {}, "output")
     output = dict(candidate.get("output") or {})

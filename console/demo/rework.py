@@ -4,10 +4,13 @@ careful worker would: the rejection's note says what to change, and only that ch
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from console.client.wire import FieldSpec, FieldType
 from console.demo.revise import named_fields
+from console.demo.values import JsonObject
 from engine.document.fields import parse_fields
 
 
@@ -21,12 +24,18 @@ class Rework:
 
     note: str
     by: str
-    before: dict[str, Any]
+    before: JsonObject
     fresh: dict[str, str]
 
     @classmethod
-    def read(cls, step_id: str, data: dict[str, Any], output: dict[str, Any] | None) -> Rework | None:
-        """The rework this claim is, if an approval rejected the run after the step last completed."""
+    def read(
+        cls, step_id: str, data: Mapping[str, Any], output: dict[str, FieldType | FieldSpec] | None
+    ) -> Rework | None:
+        """The rework this claim is, if an approval rejected the run after the step last completed.
+
+        `data` is the run data (`RunData`), read as loosely as scene.py reads it; `output` the step's
+        output requirements.
+        """
         steps = data.get("steps") or {}
         record = steps.get(step_id) or {}
         attempts = [record] if "output" in record else []
@@ -50,7 +59,7 @@ class Rework:
         named = {f.name: salt for f in named_fields(latest["note"], fields)}
         return cls(latest["note"], str(latest.get("by") or "an approver"), dict(last["output"]), named)
 
-    def sentence(self, output: dict[str, Any]) -> str:
+    def sentence(self, output: JsonObject) -> str:
         changed = [
             f"{name} from {_short_value(self.before.get(name))} to {_short_value(output.get(name))}"
             for name in self.fresh

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
+from console.demo.values import JsonObject
 from engine.document.model import Field
 
 _NEGATIVE = frozenset({
@@ -23,6 +24,9 @@ _NEGATIVE = frozenset({
 _SHORT_WORDS_KEPT = frozenset({"ci"})
 _AT_MOST = re.compile(r"\b(\d+(?:\.\d+)?) or less\b")
 _OVER = re.compile(r"\bover (\d+(?:\.\d+)?)\b")
+
+RouteT = TypeVar("RouteT", bound=Mapping[str, Any])
+"""A route in wire form, `{to, when?}`: a `Route` of a claim or a work item, or one written out by hand."""
 
 
 @dataclass(frozen=True)
@@ -43,7 +47,7 @@ def is_negative(when: str | None) -> bool:
 
 
 def choose_route(
-    routes: Sequence[dict[str, Any]],
+    routes: Sequence[Mapping[str, Any]],
     rng: random.Random,
     *,
     happy_weight: float = 3.0,
@@ -60,16 +64,14 @@ def choose_route(
     return as_choice(rng.choices(list(routes), weights=weights, k=1)[0])
 
 
-def routes_on_a_verdict(routes: Sequence[dict[str, Any]], fields: Sequence[Field]) -> bool:
+def routes_on_a_verdict(routes: Sequence[Mapping[str, Any]], fields: Sequence[Field]) -> bool:
     """Whether a route's `when` names a boolean of the output ("Not eligible under the policy"): the
     step hands in a verdict, and the route follows from it."""
     booleans = [f.name for f in fields if f.type == "boolean" and f.one_of is None]
     return any(_named(name, set(words(r.get("when") or ""))) for r in routes for name in booleans)
 
 
-def agreeing_routes(
-    routes: Sequence[dict[str, Any]], output: dict[str, Any], fields: Sequence[Field]
-) -> list[dict[str, Any]]:
+def agreeing_routes(routes: Sequence[RouteT], output: JsonObject, fields: Sequence[Field]) -> list[RouteT]:
     """The routes whose `when` agrees with every boolean of `output` it names.
 
     "Not eligible under the policy" agrees with `eligible: false` and not with `eligible: true`; a
@@ -86,16 +88,14 @@ def agreeing_routes(
     return found
 
 
-def as_choice(route: dict[str, Any]) -> Choice:
+def as_choice(route: Mapping[str, Any]) -> Choice:
     """A route (wire form) taken, with the reason a worker gives for it."""
     when = route.get("when")
     reason = f"Chose {route['to']}: {when}." if when else f"Chose {route['to']}."
     return Choice(route["to"], when, reason)
 
 
-def conform(
-    output: dict[str, Any], fields: Sequence[Field], when: str | None, rng: random.Random
-) -> dict[str, Any]:
+def conform(output: JsonObject, fields: Sequence[Field], when: str | None, rng: random.Random) -> JsonObject:
     """`output` adjusted to agree with the chosen route's `when` text, where a field is named in it.
 
     Booleans named in `when` take its polarity, `one_of` strings it names are kept to those it names,

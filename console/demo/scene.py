@@ -22,7 +22,8 @@ from typing import Any
 
 from console.demo.expr import Expr, Resolver, as_time, lookup, render
 from console.demo.relations import Relations, Rule, Rules, StepWords
-from console.demo.values import GENERATORS, Draw, meaning
+from console.demo.routes import RouteT
+from console.demo.values import GENERATORS, Draw, JsonObject, meaning
 from engine.clock import rfc3339
 from engine.document.fields import check_values
 from engine.document.model import Field
@@ -171,7 +172,7 @@ def settle(
     fixed: Collection[str] = (),
     fresh: Mapping[str, str] | None = None,
     include_optional: float = 0.5,
-) -> dict[str, Any]:
+) -> JsonObject:
     """The values of `fields` at `place`, built from the scene and kept to the relations.
 
     A field's rule is the first of its rules that applies. A value in `given` stays unless the rule
@@ -207,8 +208,8 @@ def misjudged(fields: Sequence[Field], scene: Scene, place: str, output: Mapping
 
 
 def declared_route(
-    words: StepWords, routes: Sequence[Mapping[str, Any]], scene: Scene, place: str, output: Mapping[str, Any]
-) -> Mapping[str, Any] | None:
+    words: StepWords, routes: Sequence[RouteT], scene: Scene, place: str, output: Mapping[str, Any]
+) -> RouteT | None:
     """The first route whose declared condition holds for `output`; None when none is declared or holds."""
     reader = Reader(scene, place, output)
     by_target = {r["to"]: r for r in routes}
@@ -247,7 +248,7 @@ def _settle_one(
     rules: Iterable[Rule],
     scene: Scene,
     place: str,
-    out: dict[str, Any],
+    out: JsonObject,
     rng: random.Random,
     keep: bool,
     fixed: bool,

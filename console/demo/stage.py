@@ -12,7 +12,9 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from console.client.wire import RunMode
 from console.demo.director import Cue
+from console.demo.values import JsonObject
 
 View = Mapping[str, Any]
 """The `data` of a `get_run` result."""
@@ -74,7 +76,7 @@ class Moment:
     name: str
     title: str
     process: str
-    inputs: dict[str, Any]
+    inputs: JsonObject
     cues: dict[str, Cue]
     reached: Callable[[View], bool]
     """The state the moment names, read from the run view."""
@@ -83,7 +85,7 @@ class Moment:
     leave: tuple[str, ...] = ()
     """Steps left to the presenter: demo people never decide their work items."""
     needs_agents: int = 1
-    mode: str = "live"
+    mode: RunMode = "live"
 
 
 MOMENTS: tuple[Moment, ...] = (

@@ -19,8 +19,10 @@ from importlib.resources import files
 from pathlib import Path
 from typing import Any, Literal
 
+from console.client.wire import RunMode
 from console.demo.director import FATES, Cue
 from console.demo.stage import BY_NAME
+from console.demo.values import JsonObject
 from engine.document import durations
 
 Act = Literal["approve", "reject", "return", "complete", "cancel"]
@@ -47,10 +49,10 @@ class UnknownStory(StoryError):
 @dataclass(frozen=True)
 class Start:
     process: str
-    inputs: dict[str, Any] = field(default_factory=dict)
+    inputs: JsonObject = field(default_factory=dict)
     cues: dict[str, Cue] = field(default_factory=dict)
     leave: tuple[str, ...] = ()
-    mode: str = "live"
+    mode: RunMode = "live"
 
 
 @dataclass(frozen=True)

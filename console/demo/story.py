@@ -13,16 +13,16 @@ from __future__ import annotations
 
 import random
 import tomllib
-import uuid
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
-from console.demo.people import Caller
+from console.client.wire import RunMode
+from console.demo.calls import Caller, as_person
 from console.demo.relations import Relations
 from console.demo.scene import Scene, settle
+from console.demo.values import JsonObject
 from engine.document.fields import check_values
 from engine.document.model import Process
 from engine.identity import Identity
@@ -43,7 +43,7 @@ def allowed_outcomes(process: Process) -> frozenset[str]:
     return frozenset(outcomes)
 
 
-Showcase = tuple[str, dict[str, Any]]
+Showcase = tuple[str, JsonObject]
 """A run to start early: the process and the inputs it must have."""
 
 
@@ -78,7 +78,7 @@ def scripted_showcase(answers: Path, processes: Mapping[str, Process]) -> list[S
 class Started:
     run_id: str
     process: str
-    mode: str
+    mode: RunMode
 
 
 @dataclass
@@ -121,7 +121,7 @@ class RunStarter:
             self._round += 1
         return self._queue.pop(0)
 
-    def inputs_for(self, process: Process, now: datetime, given: dict[str, Any]) -> dict[str, Any]:
+    def inputs_for(self, process: Process, now: datetime, given: JsonObject) -> JsonObject:
         """Inputs for a new run of `process`: `given` ones as they are, the rest drawn to agree with them."""
         self._drafted += 1
         scene = Scene(
@@ -139,18 +139,12 @@ class RunStarter:
         name, given = self.next_run()
         return await self.start(name, self.inputs_for(self.processes[name], now, given))
 
-    async def start(self, name: str, inputs: dict[str, Any], mode: str | None = None) -> Started | None:
+    async def start(self, name: str, inputs: JsonObject, mode: RunMode | None = None) -> Started | None:
         """Start a run of `name` with `inputs`, as one of the starters; `mode` drawn when not given."""
-        drawn = "test" if self.rng.random() < self.test_share else "live"
+        drawn: RunMode = "test" if self.rng.random() < self.test_share else "live"
         mode = mode or drawn
         starter = self.rng.choice(list(self.starters))
-        args: dict[str, Any] = {
-            "process": name,
-            "inputs": inputs,
-            "mode": mode,
-            "requestId": str(uuid.uuid4()),
-        }
-        result = await self.engine.call(starter, "start_run", args)
+        result = await as_person(self.engine, starter).start_run(name, inputs, mode=mode)
         if not result["ok"]:
             self.refused.append((name, list(result["error"].get("issues") or [result["error"]["message"]])))
             return None

@@ -4,12 +4,13 @@ and the report of how the runs ended against what the story declares."""
 
 from __future__ import annotations
 
-import uuid
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from console.client.wire import DecideArguments, DecideDetails, Decision, RunView, WorkItem
+from console.demo.calls import as_person
 from console.demo.director import Cued
 from console.demo.scene import Scene, run_seed
 from console.demo.stage import BY_NAME, open_items, step_state
@@ -163,7 +164,7 @@ class StoryPlayer:
         p.done = result == "ok"
         self._say(f"{m.name}: {m.describe()} as {self._actor(view, p).id}: {result}")
 
-    def _target(self, view: Mapping[str, Any], m: StoryMoment) -> str | None:
+    def _target(self, view: RunView, m: StoryMoment) -> str | None:
         """The work item the act decides, once it is open (a cancel's: the run, once the step waits)."""
         if m.act == "cancel":
             if view["run"]["state"] in ("ended", "cancelled"):
@@ -183,7 +184,7 @@ class StoryPlayer:
             items = [w for w in items if "approved" in w["decide"]["decisions"]]
         return items[0]["id"] if items else None
 
-    async def _await_presenter(self, p: Progress, view: Mapping[str, Any], run_id: str) -> None:
+    async def _await_presenter(self, p: Progress, view: RunView, run_id: str) -> None:
         m = p.moment
         if not p.cued:
             p.cued = True
@@ -193,7 +194,7 @@ class StoryPlayer:
         if m.act == "cancel":
             done = view["run"]["state"] == "cancelled"
         else:
-            done = all(w["id"] != p.item_id for w in view.get("workItems") or ())
+            done = all(w["id"] != p.item_id for w in view["workItems"])
         if done:
             p.done = True
             if p.cued and self._cue_text(m, run_id) in self.cues:
@@ -210,58 +211,58 @@ class StoryPlayer:
         }
         return said[m.act or "approve"]
 
-    def _actor(self, view: Mapping[str, Any], p: Progress) -> Identity:
+    def _actor(self, view: RunView, p: Progress) -> Identity:
         """Who performs the act: the operator, or for an approver a member of the item's group."""
         org = self.system.org
         if self.story.user != "approver" or p.moment.act == "cancel":
             return org.operator
-        item = next((w for w in view.get("workItems") or () if w["id"] == p.item_id), None)
-        assigned = (item or {}).get("assignedTo") or {}
-        if "person" in assigned:
+        item = next((w for w in view["workItems"] if w["id"] == p.item_id), None)
+        assigned = item["assignedTo"] if item is not None else None
+        if assigned is not None and "person" in assigned:
             return Identity("person", assigned["person"])
-        members = org.org.groups.get(assigned.get("group"), [])
+        members = org.org.groups.get(assigned["group"], []) if assigned is not None else []
         person = next((who for who in members if who != org.operator_email), org.operator_email)
         return Identity("person", person, operator=person == org.operator_email)
 
-    async def _perform(self, p: Progress, view: Mapping[str, Any], run_id: str) -> str:
+    async def _perform(self, p: Progress, view: RunView, run_id: str) -> str:
         m = p.moment
         who = self._actor(view, p)
-        engine = self.system.engine
+        tools = as_person(self.system.engine, who)
         if m.act == "cancel":
-            args: dict[str, Any] = {"runId": run_id, "reason": m.reason, "requestId": str(uuid.uuid4())}
-            result = await engine.call(who, "cancel", args)
-            return "ok" if result["ok"] else result["error"]["code"]
+            assert m.reason is not None  # a story's cancel has its reason (stories.py)
+            cancelled = await tools.cancel(run_id, m.reason)
+            return "ok" if cancelled["ok"] else cancelled["error"]["code"]
         item = next(w for w in view["workItems"] if w["id"] == p.item_id)
-        decision = {
+        decisions: dict[str, Decision] = {
             "approve": "approved",
             "reject": "rejected",
             "return": "returned",
             "complete": "completed",
-        }[m.act or "approve"]
-        prepared = {k: v for k, v in item["decide"]["arguments"].items() if k != "requestId"}
-        extra: dict[str, Any] = {"note": m.note} if m.note and decision != "completed" else {}
-        if decision == "completed" and "candidate" not in (item.get("escalation") or {}):
+        }
+        decision = decisions[m.act or "approve"]
+        extra: DecideDetails = {"note": m.note} if m.note and decision != "completed" else {}
+        if decision == "completed" and "candidate" not in (item["escalation"] or {}):
             extra = self._completion(view, item)
-        args = {**prepared, "decision": decision, **extra, "requestId": str(uuid.uuid4())}
-        result = await engine.call(who, "decide", args)
+        args: DecideArguments = {**item["decide"]["arguments"], "decision": decision, **extra}
+        result = await tools.decide(args)
         return "ok" if result["ok"] else result["error"]["code"]
 
-    def _completion(self, view: Mapping[str, Any], item: Mapping[str, Any]) -> dict[str, Any]:
+    def _completion(self, view: RunView, item: WorkItem) -> DecideDetails:
         """The output a person completes an escalated or task item with, drafted from the run."""
         system = self.system
         process = view["run"]["process"]
         data = view["data"]
         scene = Scene(
             process,
-            run_seed(self.story.seed, process, data.get("inputs") or {}),
+            run_seed(self.story.seed, process, data["inputs"]),
             system.clock.now(),
             data,
-            view.get("body") or "",
+            view["body"],
             system.org.person_pool,
             system.relations,
         )
-        work = draft(dict(item), system.people.rng, scene, step_id=item["stepId"])
-        extra: dict[str, Any] = {"output": work.output, "summary": f"Completed by the {self.story.user}."}
+        work = draft(item, system.people.rng, scene, step_id=item["stepId"])
+        extra: DecideDetails = {"output": work.output, "summary": f"Completed by the {self.story.user}."}
         if work.choice is not None:
             extra["next"], extra["reason"] = work.choice.to, work.choice.reason
         if work.evidence:
@@ -270,10 +271,10 @@ class StoryPlayer:
             ]
         return extra
 
-    async def _view(self, run_id: str | None) -> dict[str, Any] | None:
+    async def _view(self, run_id: str | None) -> RunView | None:
         if run_id is None:
             return None
-        result = await self.system.engine.call(self.system.operator, "get_run", {"runId": run_id})
+        result = await as_person(self.system.engine, self.system.operator).get_run(run_id)
         return result["data"] if result["ok"] else None
 
     async def report(self) -> StoryReport:

@@ -19,7 +19,9 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from console.client.wire import RunState
 from console.demo.agent import AgentBehaviour, DemoAgent
+from console.demo.calls import as_person
 from console.demo.control import DemoControl
 from console.demo.director import Cued, Director
 from console.demo.events import EventBehaviour, EventSource
@@ -27,7 +29,7 @@ from console.demo.link import McpAgentLink
 from console.demo.org import REQUESTERS, DemoOrg, build_demo_org
 from console.demo.pace import ClockPace, ManualPace, Pace
 from console.demo.people import DemoPeople, PeopleBehaviour
-from console.demo.presenter import DemoPresenter, PresenterError
+from console.demo.presenter import DemoPresenter, PresenterError, StoryStatus
 from console.demo.relations import FILE_NAME, Relations, load_relations
 from console.demo.stage import moment
 from console.demo.stories import Story
@@ -382,7 +384,7 @@ class DemoSystem:
             f"checks: {refused} refused, {fixed} fixed, {held} held for you"
         )
 
-    def story_status(self) -> dict[str, Any] | None:
+    def story_status(self) -> StoryStatus | None:
         player = self.story
         if player is None:
             return None
@@ -447,8 +449,9 @@ class DemoSystem:
 
     async def _open_runs(self) -> int:
         count = 0
-        for state in ("active", "waiting"):
-            page = await self.engine.call(self.operator, "list_runs", {"state": state, "limit": 100})
+        states: tuple[RunState, ...] = ("active", "waiting")
+        for state in states:
+            page = await as_person(self.engine, self.operator).list_runs(state=state, limit=100)
             if page["ok"]:
                 count += len(page["data"]["items"])
         return count

@@ -20,6 +20,14 @@ from typing import Any
 from engine.clock import rfc3339
 from engine.document.model import Field
 
+JsonObject = dict[str, Any]
+"""Values the protocol leaves open: a step's output, a run's inputs, a story's scripted answers.
+
+Not `dict[str, Json]`: the demo draws and judges them with its expression language (expr.py,
+scene.py), which compares and adds whatever a field holds; the server checks them against the
+declared fields when they are handed in.
+"""
+
 _WORDS = {
     "vendor": [
         "Acme Industrial",
@@ -157,7 +165,7 @@ def values_for(
     *,
     include_optional: float = 0.5,
     people: Sequence[str] = (),
-) -> dict[str, Any]:
+) -> JsonObject:
     """Values for every required field and, with the given chance, each optional one."""
     return {
         f.name: value_for(f, rng, now, people=people)
@@ -190,7 +198,7 @@ def _list(field: Field, d: Draw) -> list[Any]:
     return [GENERATORS[meaning(item)](item, d) for _ in range(d.rng.randint(1, 3))]
 
 
-def _object(field: Field, d: Draw) -> dict[str, Any]:
+def _object(field: Field, d: Draw) -> JsonObject:
     keys = object_keys(field.description)
     if not keys:
         return {

@@ -49,10 +49,10 @@ def notices(ready: Ready) -> list[str]:
 
 
 def main() -> int:
-    from console.app import ApcApp, Session
+    from console.app import ApcApp
     from console.client.remote import RemoteClient
     from console.demo.pane import DemoPane
-    from console.session import ExtraPane
+    from console.session import ExtraPane, Session
     from engine.identity import Identity
 
     line = os.environ.get(READY_ENV)

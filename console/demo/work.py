@@ -13,13 +13,15 @@ from __future__ import annotations
 import json
 import random
 import re
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from datetime import datetime
 from typing import Any
 
+from console.client.wire import EvidenceItem, Route
 from console.demo.routes import Choice, as_choice, choose_route, conform, routes_on_a_verdict
 from console.demo.scene import Scene, declared_route, misjudged, place_of, settle
+from console.demo.values import JsonObject
 from engine.clock import rfc3339
 from engine.document.fields import parse_fields
 from engine.document.model import Field
@@ -36,10 +38,10 @@ Upload = Callable[[str, str, bytes], Awaitable[str | None]]
 @dataclass(frozen=True)
 class Draft:
     fields: tuple[Field, ...]
-    output: dict[str, Any]
+    output: JsonObject
     evidence: tuple[str, ...]
     """Evidence kinds to attach."""
-    routes: tuple[dict[str, Any], ...] | None
+    routes: tuple[Route, ...] | None
     choice: Choice | None
     scene: Scene | None = None
     """Where the values came from, so a repair or a revision keeps them in line."""
@@ -56,13 +58,13 @@ class Draft:
         """Whether the relations file declares this step's route conditions."""
         return self.scene is not None and bool(self.scene.words(self.step_id).routes)
 
-    def settled(self, output: dict[str, Any], fixed: Sequence[str] = ()) -> dict[str, Any]:
+    def settled(self, output: JsonObject, fixed: Sequence[str] = ()) -> JsonObject:
         """`output` kept to the relations (fields a rule decides are decided again)."""
         if self.scene is None:
             return output
         return settle(self.fields, self.scene, self.place, output, fixed=[*fixed, *self.pinned])
 
-    def route(self, output: dict[str, Any], rng: random.Random) -> Choice | None:
+    def route(self, output: JsonObject, rng: random.Random) -> Choice | None:
         """The route the output leads to where the file declares it; else the chosen one kept."""
         if not self.routes:
             return self.choice
@@ -72,7 +74,7 @@ class Draft:
                 self.scene.words(self.step_id), self.routes, self.scene, self.place, output
             )
             if found is not None:
-                return as_choice(dict(found))
+                return as_choice(found)
         return self.choice or choose_route(self.routes, rng)
 
     def without(self, name: str) -> Draft:
@@ -91,16 +93,17 @@ class Where:
 
 
 def draft(
-    requirements: dict[str, Any],
+    requirements: Mapping[str, Any],
     rng: random.Random,
     scene: Scene,
     *,
     step_id: str,
     misjudge: bool = False,
     fresh: dict[str, str] | None = None,
-    pin: dict[str, Any] | None = None,
+    pin: JsonObject | None = None,
 ) -> Draft:
-    """Work for a step whose requirements are `{output, evidence, next}` as `claim.step` gives them.
+    """Work for a step whose requirements are `{output, evidence, next}` as `claim.step` gives them
+    (a `ClaimedStep`) or a work item carries them (a `WorkItem`).
 
     A `misjudge`d draft turns over a verdict the relations file says a first draft may get wrong
     (or, for a step the file does not describe, takes an unhappy route of a step whose routes follow
@@ -168,9 +171,9 @@ def repair(work: Draft, issues: Sequence[str], rng: random.Random, wanted: Seque
     return replace(work, output=output, evidence=evidence, choice=choice)
 
 
-async def evidence_items(work: Draft, where: Where, upload: Upload, now: datetime) -> list[dict[str, str]]:
+async def evidence_items(work: Draft, where: Where, upload: Upload, now: datetime) -> list[EvidenceItem]:
     """The evidence list to submit: a generated JSON report uploaded for `file`, a record link for `link`."""
-    items: list[dict[str, str]] = []
+    items: list[EvidenceItem] = []
     if "file" in work.evidence:
         file_id = await upload(f"{where.step_id}-report.json", "application/json", report(work, where, now))
         if file_id is not None:

@@ -36,6 +36,15 @@ COLUMNS = (
     Column("ref", "Ref", 24),
 )
 MAX_VIEW_BYTES = 1024 * 1024
+READING = "evidence-verify"
+"""The worker group reading files back; `esc` cancels it."""
+
+
+def read_so_far(read: int, total: int | None) -> str:
+    """`↓ 37%` of a file whose size the server announced, else `↓ 12.5 MB`."""
+    if total:
+        return f"↓ {read * 100 // total}%"
+    return f"↓ {read / 1_000_000:.1f} MB"
 
 
 @dataclass(frozen=True)
@@ -101,6 +110,10 @@ class EvidencePane(Scoped, Vertical):
         self.rows: dict[str, EvidenceRow] = {}
         self.checked: dict[str, FileCheck] = {}
         """By `file_key`: what was served, or why it could not be read."""
+        self.reading: dict[str, tuple[int, int | None]] = {}
+        """By `file_key`: the files being read back now, bytes read and the total announced."""
+        self.reading_files = False
+        """A worker is reading files back: a refresh leaves it to finish instead of starting over."""
 
     def compose(self) -> ComposeResult:
         yield LiveTable(COLUMNS, id="evidence-table")
@@ -109,6 +122,11 @@ class EvidencePane(Scoped, Vertical):
     @property
     def table(self) -> LiveTable:
         return self.query_one("#evidence-table", LiveTable)
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action == "stop_reading":
+            return bool(self.reading)  # esc otherwise keeps its meaning further up (close the run)
+        return super().check_action(action, parameters)
 
     def action_ready(self, action: str) -> bool:
         row = self.selected()
@@ -139,7 +157,21 @@ class EvidencePane(Scoped, Vertical):
 
     def record(self, item: RecordedEvidence, result: FileCheck) -> None:
         """What was served for one file (the app reads them back); `redraw` shows it."""
+        self.reading.pop(file_key(item), None)
         self.checked[file_key(item)] = result
+
+    def progress(self, item: RecordedEvidence, read: int, total: int | None) -> None:
+        """How far reading one file back has come; shown at once (`esc` stops it)."""
+        self.reading[file_key(item)] = (read, total)
+        self.redraw()
+
+    def action_stop_reading(self) -> None:
+        """Stop reading files back: the one being read and those still waiting show as stopped."""
+        self.workers.cancel_group(self, READING)
+        for item in self.unchecked():
+            self.checked[file_key(item)] = "stopped"
+        self.reading.clear()
+        self.redraw()
 
     def redraw(self) -> None:
         self.table.sync([(row.key, self._cells(row, self.palette)) for row in self.rows.values()])
@@ -162,11 +194,13 @@ class EvidencePane(Scoped, Vertical):
                 )
             else:
                 name, size = plain(""), plain("")
-                match = (
-                    plain("checking…", palette.muted)
-                    if checked is None
-                    else plain("✗ " + checked, palette.error)
-                )
+                reading = self.reading.get(file_key(item))
+                if reading is not None:
+                    match = plain(read_so_far(*reading), palette.muted)
+                elif checked is None:
+                    match = plain("checking…", palette.muted)
+                else:
+                    match = plain("✗ " + checked, palette.error)
         return [
             plain(row.step),
             plain(item["kind"]),

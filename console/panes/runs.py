@@ -1,26 +1,32 @@
 """Every run the server lists, filtered by process, state and input fields, paged, live, markable.
 
-Marks (k9s style) select runs for a bulk cancel; the confirmation names how many and which.
+The list is a `PagedList` read page by page as the view needs it (newest first, the server's order);
+every filter goes to the server. Marks (k9s style) select runs for a bulk cancel, and survive paging:
+a marked run whose page is let go is still marked. The confirmation names how many and which.
 """
 
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator, Mapping
 from typing import TypedDict
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
-from textual.widgets import DataTable, Input, Select, Static
+from textual.widgets import Input, Select, Static
 
 from console.actions import bindings
+from console.client.paging import Change, PagedList
 from console.client.wire import Json, RunState, RunSummary
 from console.format import SortText, plain, stamp, value_text
-from console.messages import CancelRequested, Notice, OpenRun, RefreshRequested
+from console.messages import CancelRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
+from console.panes.work import wants_rows, window_text
 from console.scoped import Permissions, Scoped
-from console.widgets.live_table import Column, LiveTable
+from console.widgets.live_table import Column
+from console.widgets.virtual_table import VirtualTable, Window
 
 COLUMNS = (
     Column("mark", "", 1),
@@ -35,6 +41,29 @@ COLUMNS = (
 )
 STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
 OVER = ("ended", "cancelled")
+
+
+def run_key(run: RunSummary) -> str:
+    return run["id"]
+
+
+class KeptRuns(Mapping[str, RunSummary]):
+    """The runs of a paged list that are kept, by id."""
+
+    def __init__(self, pages: PagedList[RunSummary]) -> None:
+        self.pages = pages
+
+    def __getitem__(self, key: str) -> RunSummary:
+        row = self.pages.row(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self.pages.keys if self.pages.row(key) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
 
 
 class RunsQuery(TypedDict, total=False):
@@ -73,23 +102,30 @@ class RunsPane(Scoped, Vertical):
         super().__init__(id=id)
         self.permissions = permissions
         self.palette = Palette()
-        self.runs: dict[str, RunSummary] = {}
+        self.pages: PagedList[RunSummary] = PagedList.whole([], run_key)
+        self.runs = KeptRuns(self.pages)
         self.marked: set[str] = set()
-        self.pages = 1
-        self.more = False
+        self._marked_rows: dict[str, RunSummary] = {}
+        """Marked runs as last read, so a bulk cancel can name runs whose page was let go."""
         self.loaded = False
+        self.progress = ""
+        self.problems: list[str] = []
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="filters"):
             yield Input(placeholder="process", id="runs-process", compact=True)
             yield Select([(Text(s), s) for s in STATES], prompt="any state", id="runs-state", compact=True)
             yield Input(placeholder="/ input field=value, …", id="runs-inputs", compact=True)
-        yield LiveTable(COLUMNS, id="runs-table")
+        yield VirtualTable(COLUMNS, source=self._cells, id="runs-table")
         yield Static("", id="runs-status", classes="status-line")
 
     @property
-    def table(self) -> LiveTable:
-        return self.query_one("#runs-table", LiveTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#runs-table", VirtualTable)
+
+    @property
+    def more(self) -> bool:
+        return self.pages.more
 
     def action_ready(self, action: str) -> bool:
         if action in ("open_run", "cancel_run", "toggle_mark"):
@@ -115,24 +151,39 @@ class RunsPane(Scoped, Vertical):
             arguments["inputs"] = inputs
         return arguments, problems
 
-    def show(self, runs: list[RunSummary], more: bool, palette: Palette, problems: list[str]) -> None:
-        fresh = {run["id"]: run for run in runs}
+    def show(
+        self,
+        runs: list[RunSummary] | PagedList[RunSummary],
+        more: bool,
+        palette: Palette,
+        problems: list[str],
+    ) -> None:
+        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more)."""
+        if isinstance(runs, PagedList):
+            pages = runs
+        else:
+            pages = self.pages if self.loaded else PagedList.whole([], run_key)
+            pages.replace(runs)
+            if more:
+                pages.more_on_server()
+        changes = pages.take_changes()
         if self.loaded:
-            self._announce_ended(fresh)
-        self.runs = fresh
-        self.more = more
+            self._announce_ended(changes)
+        self.pages = pages
+        self.runs = KeptRuns(pages)
         self.loaded = True
-        self.marked &= set(fresh)
+        for _, run, _ in changes:
+            if run["id"] in self._marked_rows:
+                self._marked_rows[run["id"]] = run
+        self.problems = problems
         self.redraw(palette, problems)
 
-    def _announce_ended(self, fresh: dict[str, RunSummary]) -> None:
+    def _announce_ended(self, changes: list[Change[RunSummary]]) -> None:
         """One toast for one run that ended, one line for several, so a busy server does not bury the screen."""
         ended = [
             run
-            for run_id, run in fresh.items()
-            if (before := self.runs.get(run_id)) is not None
-            and before["state"] not in OVER
-            and run["state"] in OVER
+            for before, run, _ in changes
+            if before is not None and before["state"] not in OVER and run["state"] in OVER
         ]
         if len(ended) == 1:
             run = ended[0]
@@ -146,20 +197,34 @@ class RunsPane(Scoped, Vertical):
 
     def redraw(self, palette: Palette, problems: list[str] | None = None) -> None:
         self.palette = palette
-        rows = [(run_id, self.row(run, palette)) for run_id, run in self.runs.items()]
-        self.table.sync(rows)
-        parts = [f"{len(self.runs)} runs"]
+        if problems is not None:
+            self.problems = problems
+        self.table.set_keys(self.pages.keys)
+        self.table.refresh_rows()
+        self.show_status()
+        self.sync_bindings()
+
+    def show_status(self) -> None:
+        window = self.table.window
+        parts = [window_text(window.first, window.last, self.table.row_count, self.pages.more) + " runs"]
         if self.marked:
             parts.append(f"{len(self.marked)} marked")
-        if self.more:
-            parts.append("more on the server: m loads the next page")
+        if self.progress:
+            parts.append(self.progress)
+        elif self.pages.more:
+            parts.append("more on the server: m loads the next page, G all")
         line = " · ".join(parts)
-        if problems:
-            line += " · filter: " + "; ".join(problems)
-        self.query_one("#runs-status", Static).update(
-            Text(line, style=palette.warning if problems else "dim")
-        )
-        self.sync_bindings()
+        if self.problems:
+            line += " · filter: " + "; ".join(self.problems)
+        text = Text(line, style=self.palette.warning if self.problems else "dim")
+        status = self.query_one("#runs-status", Static)
+        shown = status.content
+        if not isinstance(shown, Text) or (shown.plain, shown.style) != (text.plain, text.style):
+            status.update(text)
+
+    def _cells(self, key: str) -> list[Text] | None:
+        run = self.pages.row(key)
+        return None if run is None else self.row(run, self.palette)
 
     def row(self, run: RunSummary, palette: Palette) -> list[Text]:
         state_style = {"ended": palette.success, "cancelled": palette.muted, "waiting": palette.warning}.get(
@@ -183,18 +248,28 @@ class RunsPane(Scoped, Vertical):
     def selected_id(self) -> str | None:
         return self.table.current_key
 
-    @on(DataTable.RowSelected, "#runs-table")
+    @on(VirtualTable.RowSelected, "#runs-table")
     async def _selected(self) -> None:
         await self.run_action("open_run")
 
-    @on(DataTable.RowHighlighted, "#runs-table")
+    @on(VirtualTable.RowHighlighted, "#runs-table")
     def _highlighted(self) -> None:
         self.sync_bindings()
+
+    @on(VirtualTable.WindowChanged, "#runs-table")
+    def _scrolled(self, event: VirtualTable.WindowChanged) -> None:
+        self.show_status()
+        if wants_rows(self.pages, event.window):
+            self.post_message(RowsWanted("runs", event.window))
+
+    @on(VirtualTable.BottomRequested, "#runs-table")
+    def _to_the_end(self) -> None:
+        if self.pages.more:
+            self.post_message(RowsWanted("runs", Window(0, -1), to_end=True))
 
     @on(Input.Submitted)
     @on(Select.Changed, "#runs-state")
     def _filter_changed(self) -> None:
-        self.pages = 1
         self.table.focus()
         self.post_message(RefreshRequested())
 
@@ -211,7 +286,13 @@ class RunsPane(Scoped, Vertical):
         if run_id is None:
             return
         self.marked ^= {run_id}
-        self.redraw(self.palette)
+        if run_id in self.marked:
+            self._marked_rows[run_id] = self.runs[run_id]
+        else:
+            self._marked_rows.pop(run_id, None)
+        self.table.refresh_rows()
+        self.show_status()
+        self.sync_bindings()
         self.table.action_cursor_down()
 
     def action_cancel_run(self) -> None:
@@ -220,14 +301,18 @@ class RunsPane(Scoped, Vertical):
             self.post_message(CancelRequested([self.runs[run_id]]))
 
     def action_bulk_cancel(self) -> None:
-        marked = [self.runs[run_id] for run_id in self.table.keys if run_id in self.marked]
+        order = {key: index for index, key in enumerate(self.pages.keys) if key in self.marked}
+        marked = [
+            self._marked_rows[key] for key in sorted(self.marked, key=lambda k: order.get(k, len(order)))
+        ]
         if marked:
             self.post_message(CancelRequested(marked))
 
     def unmark(self, run_ids: set[str]) -> None:
         """Forget the marks of runs a bulk action is done with."""
         self.marked -= run_ids
+        for run_id in run_ids:
+            self._marked_rows.pop(run_id, None)
 
     def action_load_more(self) -> None:
-        self.pages += 1
-        self.post_message(RefreshRequested())
+        self.post_message(RowsWanted("runs", Window(len(self.pages.keys), len(self.pages.keys))))

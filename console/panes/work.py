@@ -1,22 +1,26 @@
 """The work queue, the console's home: every open work item assigned to the caller, live.
 
-Rows are keyed by run and work item, so a refresh only rewrites cells that changed. Filters (text,
-process, kind, overdue) and the sort (age or due) are applied here, not by re-asking the server.
+The queue is a `PagedList` read page by page as the view needs it, in the server's order (oldest
+first, which is "by age"); only the rows on screen are drawn. The process filter is the server's;
+the text, kind and overdue filters and the sort by due apply to the rows loaded, and the status line
+says so.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
+from typing import Any
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
-from textual.widgets import Checkbox, DataTable, Input, Select, Static
+from textual.widgets import Checkbox, Input, Select, Static
 
 from console.actions import bindings
+from console.client.paging import Change, PagedList
 from console.client.wire import PersonWorkEntry
 from console.format import (
     Cell,
@@ -31,12 +35,13 @@ from console.format import (
     plain,
     sort_value,
 )
-from console.messages import DecideRequested, Notice, OpenRun
+from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.render import to_text, work_item_lines
 from console.scoped import Permissions, Scoped
-from console.widgets.live_table import Column, LiveTable
+from console.widgets.live_table import Column
 from console.widgets.toggles import GlyphCheckbox
+from console.widgets.virtual_table import VirtualTable, Window
 
 COLUMNS = (
     Column("flags", "", 2),
@@ -50,6 +55,8 @@ COLUMNS = (
     Column("text", "Text", 60),
 )
 KINDS = ("approve", "task", "escalation")
+KEPT_CELLS = 500
+"""Rows whose cells are kept built; beyond four times that, cells of rows no longer kept are let go."""
 SORTS = ("age", "due")
 
 
@@ -70,6 +77,40 @@ def checked_escalation(entry: PersonWorkEntry) -> bool:
     """Escalated by an unsure check (a held candidate waits), not by an agent or a person asking."""
     escalation = entry["workItem"]["escalation"]
     return escalation is not None and escalation.get("check") is not None
+
+
+class KeptRows(Mapping[str, PersonWorkEntry]):
+    """The rows of a paged list that are kept, by key (rows of pages let go are not in it)."""
+
+    def __init__(self, pages: PagedList[PersonWorkEntry]) -> None:
+        self.pages = pages
+
+    def __getitem__(self, key: str) -> PersonWorkEntry:
+        row = self.pages.row(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self.pages.keys if self.pages.row(key) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+
+def wants_rows(pages: PagedList[Any], window: Window) -> bool:
+    """Whether rows on screen are not loaded, or the end of what is loaded is within a screen."""
+    if not pages.started or window.last < window.first:
+        return False
+    near_end = window.last + (window.last - window.first + 1) >= len(pages.keys)
+    return bool(pages.missing(window.first, window.last)) or (pages.more and near_end)
+
+
+def window_text(first: int, last: int, total: int, more: bool) -> str:
+    """`1–48 of ≥10,000`: the rows on screen and how many there are, as far as is known."""
+    if total == 0:
+        return "0 of 0" if not more else "0 of ≥0"
+    return f"{first + 1:,}–{last + 1:,} of {'≥' if more else ''}{total:,}"
 
 
 @dataclass(frozen=True)
@@ -102,6 +143,11 @@ class WorkFilter:
             ).lower()
             return self.needle in haystack
         return True
+
+    @property
+    def local(self) -> bool:
+        """Whether a filter the server does not know is on: it applies to the loaded rows."""
+        return self.kind is not None or self.overdue or bool(self.needle)
 
 
 @dataclass(frozen=True)
@@ -158,14 +204,23 @@ class WorkPane(Scoped, Vertical):
         self.permissions = permissions
         self.clock = clock
         self.palette = Palette()
-        self.entries: dict[str, PersonWorkEntry] = {}
+        self.pages: PagedList[PersonWorkEntry] = PagedList.whole([], item_key)
+        self.entries = KeptRows(self.pages)
         self.updated: dict[str, str] = {}
         """Run id to the run's `updatedAt`: an item is as old as the last change to its run."""
         self.loaded = False
         self.last_read = datetime.fromtimestamp(0, UTC)
         """When the queue was last read: an item overdue now but not then is announced."""
         self._process_names: list[str] = []
+        self._seen_processes: set[str] = set()
+        """Processes of every item read: the process filter is the server's, so the rows read under
+        one process filter must not take the others out of the choice."""
         self._rows: dict[str, _CachedRow] = {}
+        self._now = datetime.fromtimestamp(0, UTC)
+        self.server_process: str | None = None
+        """The process filter the paged queue was read with (the server applied it)."""
+        self.progress = ""
+        """What a long load is doing, for the status line (empty when none runs)."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="filters"):
@@ -180,13 +235,14 @@ class WorkPane(Scoped, Vertical):
                 id="work-sort",
                 compact=True,
             )
-        yield LiveTable(COLUMNS, id="work-table")
+        yield VirtualTable(COLUMNS, source=self._cells, id="work-table")
+        yield Static("", id="work-status", classes="status-line")
         with VerticalScroll(classes="detail", id="work-detail-box"):
             yield Static("", id="work-detail")
 
     @property
-    def table(self) -> LiveTable:
-        return self.query_one("#work-table", LiveTable)
+    def table(self) -> VirtualTable:
+        return self.query_one("#work-table", VirtualTable)
 
     def action_ready(self, action: str) -> bool:
         if action in ("decide", "open_run"):
@@ -196,26 +252,44 @@ class WorkPane(Scoped, Vertical):
     # data
 
     def show(
-        self, entries: list[PersonWorkEntry], updated: dict[str, str], now: datetime, palette: Palette
+        self,
+        entries: list[PersonWorkEntry] | PagedList[PersonWorkEntry],
+        updated: dict[str, str],
+        now: datetime,
+        palette: Palette,
+        server_process: str | None = None,
     ) -> None:
-        """Take a fresh read; notices for what is new or newly overdue, then redraw only what changed."""
-        fresh = {item_key(e): e for e in entries}
+        """Take a fresh read (a list read whole, or the paged queue); notices for what is new or newly
+        overdue among the rows read, then redraw. `server_process`: the process filter the server applied."""
+        pages = entries if isinstance(entries, PagedList) else self._whole(entries)
+        changes = pages.take_changes()
         if self.loaded:
-            self._announce(fresh, now)
-        self.entries = fresh
+            self._announce(changes, now)
+        self.pages = pages
+        self.entries = KeptRows(pages)
+        self.server_process = server_process
         self.updated = updated
         self.loaded = True
         self.last_read = now
-        self._refresh_process_filter()
+        self._seen_processes |= {e["process"] for e in pages.kept()}
+        self._refresh_process_filter(sorted(self._seen_processes))
         self.redraw(now, palette)
+
+    def _whole(self, entries: list[PersonWorkEntry]) -> PagedList[PersonWorkEntry]:
+        """A list read whole updates the list shown, so what changed is known."""
+        pages = self.pages if self.loaded else PagedList.whole([], item_key)
+        pages.replace(entries)
+        return pages
 
     def forget(self) -> None:
         """Start over for another identity: its queue is new to it, so nothing is announced as new."""
-        self.entries = {}
+        self.pages = PagedList.whole([], item_key)
+        self.entries = KeptRows(self.pages)
+        self._seen_processes = set()
         self.loaded = False
 
-    def _announce(self, fresh: dict[str, PersonWorkEntry], now: datetime) -> None:
-        new = [e for key, e in fresh.items() if key not in self.entries]
+    def _announce(self, changes: list[Change[PersonWorkEntry]], now: datetime) -> None:
+        new = [after for _, after, is_new in changes if is_new]
         if len(new) == 1:
             e = new[0]
             self.post_message(
@@ -230,11 +304,11 @@ class WorkPane(Scoped, Vertical):
                 Notice(f"{len(new)} new work items", live=True, group="new work items", count=len(new))
             )
         late = [
-            e
-            for key, e in fresh.items()
-            if is_late(now, e["workItem"]["due"])
-            and key in self.entries
-            and not is_late(self.last_read, self.entries[key]["workItem"]["due"])
+            after
+            for before, after, _ in changes
+            if before is not None
+            and is_late(now, after["workItem"]["due"])
+            and not is_late(self.last_read, before["workItem"]["due"])
         ]
         for e in late:
             self.post_message(
@@ -246,8 +320,7 @@ class WorkPane(Scoped, Vertical):
                 )
             )
 
-    def _refresh_process_filter(self) -> None:
-        names = sorted({e["process"] for e in self.entries.values()})
+    def _refresh_process_filter(self, names: list[str]) -> None:
         if names == self._process_names:
             return
         select = self.query_one("#work-process", Select)
@@ -287,18 +360,46 @@ class WorkPane(Scoped, Vertical):
         return [flags, kind, process, run, step, cached.age.text, cached.due.text, assigned, text]
 
     def redraw(self, now: datetime, palette: Palette) -> None:
+        """Show the list: the server's order as it stands, or the loaded rows filtered and sorted here."""
         self.palette = palette
+        self._now = now
         chosen = self.filters()
-        rows = [
-            (key, self.row(key, e, now, palette)) for key, e in self.entries.items() if chosen.admits(e, now)
-        ]
-        column = 6 if chosen.by_due else 5
-        rows.sort(key=lambda row: sort_value(row[1][column]))
-        self.table.sync(rows)
-        for key in set(self._rows) - set(self.entries):
-            del self._rows[key]
+        if chosen.local or chosen.by_due or chosen.process != self.server_process:
+            admitted = [(key, e) for key, e in self.entries.items() if chosen.admits(e, now)]
+            if chosen.by_due:
+                admitted.sort(key=lambda row: sort_value(self.row(row[0], row[1], now, palette)[6]))
+            self.table.set_keys([key for key, _ in admitted])
+        else:
+            self.table.set_keys(self.pages.keys)
+        self.table.sorted_by = ("due", False) if chosen.by_due else None
+        self.table.refresh_rows()
+        if len(self._rows) > 4 * KEPT_CELLS:
+            self._rows = {key: row for key, row in self._rows.items() if self.pages.row(key) is not None}
         self._show_detail(palette)
+        self.show_status()
         self.sync_bindings()
+
+    def show_status(self) -> None:
+        """Where the view is in the queue, what applies to loaded rows only, and a long load's progress."""
+        chosen = self.filters()
+        window = self.table.window
+        parts = [window_text(window.first, window.last, self.table.row_count, self.pages.more)]
+        if chosen.local and self.pages.more:
+            parts.append(f"filter applies to the {len(self.pages.keys):,} loaded rows")
+        if chosen.by_due and self.pages.more:
+            parts.append("sorted by due among loaded rows")
+        if self.progress:
+            parts.append(self.progress)
+        text = Text(" · ".join(parts), style="dim")
+        status = self.query_one("#work-status", Static)
+        shown = status.content
+        if not isinstance(shown, Text) or shown.plain != text.plain:
+            status.update(text)
+
+    def _cells(self, key: str) -> list[Text] | None:
+        """A row's cells for the table, when its page is kept; None draws a placeholder."""
+        entry = self.pages.row(key)
+        return None if entry is None else self.row(key, entry, self._now, self.palette)
 
     def _show_detail(self, palette: Palette) -> None:
         """The selected item in full; left alone when unchanged, since an update re-lays the screen out."""
@@ -330,22 +431,40 @@ class WorkPane(Scoped, Vertical):
 
     # events and actions
 
-    @on(DataTable.RowHighlighted, "#work-table")
+    @on(VirtualTable.RowHighlighted, "#work-table")
     def _highlighted(self) -> None:
         self._show_detail(self.palette)
         self.sync_bindings()
 
-    @on(DataTable.RowSelected, "#work-table")
+    @on(VirtualTable.RowSelected, "#work-table")
     async def _selected(self) -> None:
         """Enter (or a click) decides; read-only, where nothing is decided, it opens the item's run."""
         await self.run_action("open_run" if self.permissions.read_only else "decide")
 
+    @on(VirtualTable.WindowChanged, "#work-table")
+    def _scrolled(self, event: VirtualTable.WindowChanged) -> None:
+        self.show_status()
+        if wants_rows(self.pages, event.window):
+            self.post_message(RowsWanted("work", event.window))
+
+    @on(VirtualTable.BottomRequested, "#work-table")
+    def _to_the_end(self) -> None:
+        if self.pages.more:
+            self.post_message(RowsWanted("work", Window(0, -1), to_end=True))
+
+    @on(VirtualTable.HeaderSelected, "#work-table")
+    def _sort_by_header(self, event: VirtualTable.HeaderSelected) -> None:
+        if event.column in SORTS:
+            self.query_one("#work-sort", Select).value = event.column
+
     @on(Input.Changed, "#work-filter")
     @on(Select.Changed)
     @on(Checkbox.Changed, "#work-overdue")
-    def _filters_changed(self) -> None:
+    def _filters_changed(self, event: Input.Changed | Select.Changed | Checkbox.Changed) -> None:
         if self.loaded:
             self.redraw(self.clock(), self.palette)
+        if isinstance(event, Select.Changed) and event.select.id == "work-process":
+            self.post_message(RefreshRequested())
 
     @on(Input.Submitted, "#work-filter")
     def _filter_done(self) -> None:
@@ -363,7 +482,7 @@ class WorkPane(Scoped, Vertical):
         )
 
     def action_cycle_process(self) -> None:
-        self._cycle("#work-process", sorted({e["process"] for e in self.entries.values()}))
+        self._cycle("#work-process", list(self._process_names))
 
     def action_cycle_kind(self) -> None:
         self._cycle("#work-kind", list(KINDS))

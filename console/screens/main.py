@@ -42,7 +42,7 @@ def focus_into(event: TabbedContent.TabActivated) -> None:
     pane = event.pane
     if event.tabbed_content.active != pane.id:
         return
-    tables = pane.query("LiveTable")
+    tables = pane.query("LiveTable, VirtualTable")
     target = tables.first() if tables else next((w for w in pane.query("*") if w.focusable), None)
     if target is not None:
         target.focus()

@@ -9,8 +9,11 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import ClassVar
 
 from rich.text import Text
+from textual.binding import Binding, BindingType
+from textual.message import Message
 from textual.widgets import DataTable
 
 from console.actions import bindings
@@ -32,6 +35,14 @@ class SyncResult:
     """Cells rewritten."""
 
 
+class StopRequested(Message):
+    """`esc` in a table: stop a long load or bulk action where it stands (the app knows which runs)."""
+
+
+STOPPABLE = ("load-all", "cancel")
+"""Worker groups `esc` in a table stops."""
+
+
 def _same(before: Text, after: Text) -> bool:
     """Rich compares text and spans only; a cell that turned late keeps its text but not its style."""
     return before is after or (before == after and before.style == after.style)
@@ -46,7 +57,10 @@ def _keyed(cell: Text, key: str) -> SortText:
 
 class LiveTable(DataTable[Text]):
     SCOPE = "table"
-    BINDINGS = bindings("table")
+    BINDINGS: ClassVar[list[BindingType]] = [
+        b for b in bindings("table") if not (isinstance(b, Binding) and b.id == "table.stop")
+    ]
+    """A short list held whole has nothing to stop loading: `esc` is left to the screen."""
 
     def __init__(self, columns: Sequence[Column], *, id: str | None = None) -> None:
         super().__init__(id=id, cursor_type="row", zebra_stripes=True)

@@ -11,6 +11,7 @@ import argparse
 import asyncio
 import contextlib
 import logging
+import os
 import signal
 import sqlite3
 from collections.abc import Callable
@@ -23,6 +24,9 @@ from engine.clock import rfc3339
 from engine.datafolder import DataFolderInUse, default_data_dir
 from engine.http import logs
 from engine.org import ConfigError, OrgConfig
+from engine.store.base import StoreUnavailable
+from engine.store.migrations import SchemaError
+from engine.store.urls import is_postgres_url, redacted
 
 if TYPE_CHECKING:
     from engine.core import Engine
@@ -64,6 +68,9 @@ class ServeOptions:
     speed: float = 1.0
     public_url: str | None = None
     allow_host: list[str] = field(default_factory=list)
+    database: str | None = None
+    """A postgresql:// URL (from --database or APC_DATABASE_URL); None: the org config's, else SQLite."""
+    migrate: bool = True
 
 
 def _speed(value: str) -> float:
@@ -90,6 +97,35 @@ def _public_url(value: str) -> str:
     return value.rstrip("/")
 
 
+def database_url(value: str) -> str:
+    if not is_postgres_url(value):
+        raise argparse.ArgumentTypeError("expected a postgresql:// URL")
+    return value
+
+
+def add_database_argument(parser: argparse.ArgumentParser) -> None:
+    parser.add_argument(
+        "--database",
+        type=database_url,
+        metavar="URL",
+        help="a PostgreSQL database several servers share (default: $APC_DATABASE_URL, else the org "
+        "config's [server] database, else SQLite in the data folder)",
+    )
+
+
+def database_from(args: argparse.Namespace) -> str | None:
+    """--database, else APC_DATABASE_URL (checked like --database), else None (the org config decides)."""
+    if args.database is not None:
+        return str(args.database)
+    env = os.environ.get("APC_DATABASE_URL")
+    if env:
+        try:
+            return database_url(env)
+        except argparse.ArgumentTypeError as error:
+            raise ConfigError(f"APC_DATABASE_URL: {error}") from None
+    return None
+
+
 def add_arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--config", type=Path, required=True, metavar="ORG.toml", help="the org config")
     parser.add_argument(
@@ -106,6 +142,13 @@ def add_arguments(parser: argparse.ArgumentParser) -> None:
         help=f"port to bind, 0 for any free one (default: {DEFAULT_PORT})",
     )
     parser.add_argument("--speed", type=_speed, default=1.0, metavar="N", help="run the clock N times faster")
+    add_database_argument(parser)
+    parser.add_argument(
+        "--no-migrate",
+        dest="migrate",
+        action="store_false",
+        help="refuse to start on a schema behind this version instead of migrating it (see apc db upgrade)",
+    )
     parser.add_argument(
         "--public-url",
         type=_public_url,
@@ -143,13 +186,20 @@ def options_from(args: argparse.Namespace) -> ServeOptions:
         speed=args.speed,
         public_url=args.public_url,
         allow_host=list(args.allow_host),
+        database=database_from(args),
+        migrate=args.migrate,
     )
 
 
 def run(args: argparse.Namespace) -> int:
     """The `apc serve` entry point: logging to stderr, one asyncio loop, an exit status."""
     logs.configure(args.log_format, args.log_level)
-    return asyncio.run(serve(options_from(args)))
+    try:
+        options = options_from(args)
+    except ConfigError as error:
+        log.error("configuration error: %s", error)
+        return EXIT_CONFIG
+    return asyncio.run(serve(options))
 
 
 async def serve(
@@ -181,13 +231,20 @@ async def serve(
     public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
     data_dir = options.data or default_data_dir()
     try:
-        engine = await Engine.open(data_dir, org, speed=options.speed, public_base_url=public_url)
+        engine = await Engine.open(
+            data_dir,
+            org,
+            speed=options.speed,
+            public_base_url=public_url,
+            database=options.database,
+            migrate=options.migrate,
+        )
     except BaseException as error:
         sock.close()
         if isinstance(error, ConfigError):
             log.error("configuration error: %s", error)
             return EXIT_CONFIG
-        if isinstance(error, DataFolderInUse):
+        if isinstance(error, DataFolderInUse | SchemaError | StoreUnavailable):
             log.error("%s", error)
             return EXIT_FAILED
         if isinstance(error, OSError | sqlite3.Error):
@@ -215,10 +272,12 @@ async def serve(
             return EXIT_FAILED
         if engine.evaluator is not None:
             log.info("offering check-1: checks answered by %s", engine.evaluator.model)
+        database = options.database or org.server.database
         log.info(
-            "serving %s (data: %s, clock speed %g, server time %s)",
+            "serving %s (data: %s%s, clock speed %g, server time %s)",
             server.url,
             data_dir,
+            "" if database is None else f", database: {redacted(database)}",
             options.speed,
             rfc3339(engine.clock.now()),
         )
@@ -262,17 +321,35 @@ async def _serve_until_stopped(engine: Engine, stop: asyncio.Event) -> None:
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):
             loop.add_signal_handler(sig, stop.set)
             handled.append(sig)
+    # Another server on the same database committed a change: apply what is due at once rather than
+    # at the next tick (a PostgreSQL store hears of it by LISTEN/NOTIFY; SQLite has no other server).
+    woken = asyncio.Event()
+    listener = asyncio.create_task(engine.store.listen(lambda _runs: woken.set(), stop))
     try:
         while not stop.is_set():
+            woken.clear()
             try:
                 await engine.tick()
+            except StoreUnavailable as error:
+                log.warning("applying timers: %s", error)
             except Exception:
                 log.exception("applying timers failed")
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), timeout=TICK_SECONDS)
+            await _first_of(stop, woken, TICK_SECONDS)
     finally:
+        listener.cancel()
+        with contextlib.suppress(asyncio.CancelledError, Exception):
+            await listener
         for sig in handled:
             loop.remove_signal_handler(sig)
+
+
+async def _first_of(stop: asyncio.Event, woken: asyncio.Event, timeout: float) -> None:
+    waits = [asyncio.ensure_future(stop.wait()), asyncio.ensure_future(woken.wait())]
+    try:
+        await asyncio.wait(waits, timeout=timeout, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        for wait in waits:
+            wait.cancel()
 
 
 def _local_url(host: str, port: int) -> str:

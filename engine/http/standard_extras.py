@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any, Protocol
 
 from engine.http.extra import ExtraTool
+from engine.http.whoami import whoami_tool
 from engine.identity import Identity
 from engine.tools.arguments import RunLogArgs
 from engine.tools.run_log import TOOL as RUN_LOG
@@ -42,4 +43,4 @@ def run_log_tool(engine: LogEngine) -> ExtraTool:
 
 def standard_extras(engine: LogEngine) -> list[ExtraTool]:
     """The extra tools every server of ours offers."""
-    return [run_log_tool(engine)]
+    return [run_log_tool(engine), whoami_tool()]

@@ -1,4 +1,4 @@
-"""The persistence interface the engine codes against.
+"""The persistence interface the engine codes against: SQLite (embedded) and PostgreSQL (scale-out).
 
 Reads go through the `Store`. Every write is one write request, `Store.write(fn)`: `fn` makes its
 changes through the `Transaction` it is handed (run document, derived indexes, tokens, notifications,
@@ -9,14 +9,25 @@ it must change nothing outside `tx` beyond pure computation.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from contextlib import AbstractAsyncContextManager
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Literal, Protocol, TypeVar
 
 from engine.store.state import Notification, Run
 
 T = TypeVar("T")
+
+
+class Conflict(Exception):
+    """The transaction lost a race with another server on the same database (a duplicate key, a
+    serialization failure, a deadlock) and was rolled back: run it again from the start."""
+
+
+class StoreUnavailable(Exception):
+    """The database cannot be reached (or did not answer in time); the caller answers `retry`."""
 
 
 @dataclass(frozen=True)
@@ -242,12 +253,23 @@ class Store(Protocol):
 
         If `fn` raises, none of its changes are kept and the exception reaches the caller; other
         requests are unaffected. `fn` may be run more than once, so it has no effect outside `tx`
-        except pure computation. Refused (RuntimeError) on a read-only store."""
+        except pure computation. Refused (RuntimeError) on a read-only store. A store shared by several
+        servers runs it again after a `Conflict`; one that keeps losing raises `Conflict`."""
         ...
 
     def transaction(self) -> AbstractAsyncContextManager[Transaction]:
         """A write whose body is the `async with` block: for migrations and bulk seeding only (it
         holds the writer for as long as the block runs)."""
+        ...
+
+    async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
+        """Until `stop` is set, call `on_change(run ids)` as other servers on the same database commit
+        changes (`["*"]`: possibly any run). A store no other server writes to never calls it."""
+        ...
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        """Record that this server's clock shows `at` now, running at `speed`; return the latest time
+        another live server at the same speed shows now, or None (no other server shares the store)."""
         ...
 
     async def get_meta(self, key: str) -> str | None: ...

@@ -20,6 +20,7 @@ import json
 import sqlite3
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager, suppress
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -39,6 +40,7 @@ from engine.store.base import (
     Transaction,
     VersionRecord,
 )
+from engine.store.migrations import SCHEMA_VERSION, pending
 from engine.store.sqlite_tx import (
     REQUEST_SQL,
     RUN_COLS,
@@ -52,78 +54,6 @@ from engine.store.sqlite_writer import BUSY_MS, Writer, WriterStats
 from engine.store.state import Notification, Run
 
 T = TypeVar("T")
-SCHEMA_VERSION = 5
-
-_MIGRATIONS: dict[int, str] = {
-    1: """
-    CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-    CREATE TABLE versions (
-        name TEXT NOT NULL, version INTEGER NOT NULL, content_hash TEXT NOT NULL, text TEXT NOT NULL,
-        bindings TEXT NOT NULL, published_at TEXT NOT NULL, description TEXT NOT NULL,
-        inputs TEXT NOT NULL, requires TEXT, PRIMARY KEY (name, version));
-    CREATE TABLE runs (
-        seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, process TEXT NOT NULL,
-        version INTEGER NOT NULL, state TEXT NOT NULL, outcome TEXT, started_at TEXT NOT NULL,
-        updated_at TEXT NOT NULL, inputs TEXT NOT NULL, doc TEXT NOT NULL);
-    CREATE INDEX runs_process_state ON runs (process, state, seq);
-    CREATE INDEX runs_state ON runs (state, seq);
-    CREATE INDEX runs_process ON runs (process, seq);
-    CREATE TABLE run_inputs (run_seq INTEGER NOT NULL, name TEXT NOT NULL, value TEXT NOT NULL);
-    CREATE INDEX run_inputs_eq ON run_inputs (name, value, run_seq);
-    CREATE TABLE ready_agent_steps (
-        run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL, available_at TEXT NOT NULL,
-        run_seq INTEGER NOT NULL, step_index INTEGER NOT NULL, PRIMARY KEY (run_id, step_id));
-    CREATE INDEX ready_agent_order ON ready_agent_steps (available_at, run_seq, step_index);
-    CREATE INDEX ready_agent_process ON ready_agent_steps (process, available_at, run_seq, step_index);
-    CREATE TABLE work_items (
-        id TEXT PRIMARY KEY, run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL,
-        assignee_kind TEXT NOT NULL, assignee TEXT NOT NULL, created_at TEXT NOT NULL,
-        run_seq INTEGER NOT NULL, item_seq INTEGER NOT NULL);
-    CREATE INDEX work_items_run ON work_items (run_id);
-    CREATE INDEX work_items_assignee ON work_items (assignee_kind, assignee, created_at, run_seq, item_seq);
-    CREATE TABLE timers (run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, step_id TEXT NOT NULL);
-    CREATE INDEX timers_at ON timers (at);
-    CREATE INDEX timers_run ON timers (run_id);
-    CREATE TABLE tokens (token_hash TEXT PRIMARY KEY, run_id TEXT NOT NULL, step_id TEXT NOT NULL);
-    CREATE TABLE requests (
-        request_id TEXT PRIMARY KEY, identity TEXT NOT NULL, tool TEXT NOT NULL, args_hash TEXT NOT NULL,
-        result TEXT NOT NULL);
-    CREATE TABLE files (
-        id TEXT PRIMARY KEY, sha256 TEXT NOT NULL, bytes INTEGER NOT NULL, file_name TEXT NOT NULL,
-        content_type TEXT NOT NULL, uploaded_by TEXT NOT NULL, uploaded_at TEXT NOT NULL);
-    CREATE TABLE notifications (
-        id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL, step_id TEXT NOT NULL,
-        kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL, test INTEGER NOT NULL,
-        sent_at TEXT);
-    CREATE INDEX notifications_run ON notifications (run_id);
-    """,
-    2: """
-    CREATE TABLE overdue_steps (run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id));
-    INSERT INTO overdue_steps (run_id, step_id)
-        SELECT r.id, s.key FROM runs r, json_each(r.doc, '$.steps') s
-        WHERE r.state IN ('active', 'waiting') AND json_extract(s.value, '$.overdue')
-          AND json_extract(s.value, '$.state') IN ('ready', 'claimed', 'waiting');
-    CREATE INDEX notifications_unsent ON notifications (id) WHERE sent_at IS NULL AND test = 0;
-    """,
-    3: sqlite_outbox.MIGRATION,
-    4: """
-    CREATE TABLE run_log (
-        run_id TEXT NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,
-        kind TEXT NOT NULL, by TEXT, step_id TEXT, note TEXT, count INTEGER NOT NULL, detail TEXT NOT NULL,
-        PRIMARY KEY (run_id, slot)) WITHOUT ROWID;
-    """,
-    5: """
-    CREATE TABLE IF NOT EXISTS run_steps (
-        run_id TEXT NOT NULL, step_id TEXT NOT NULL, pos INTEGER NOT NULL, data TEXT NOT NULL,
-        PRIMARY KEY (run_id, step_id)) WITHOUT ROWID;
-    INSERT OR IGNORE INTO run_steps (run_id, step_id, pos, data)
-        SELECT r.id, s.key, s.id, s.value FROM runs r, json_each(r.doc, '$.data') s;
-    UPDATE runs SET doc = json_remove(doc, '$.data') WHERE json_type(doc, '$.data') IS NOT NULL;
-    """,
-}
-"""Schema 5: each step's run data in a row of its own (`run_steps`), out of the run document, so a
-write rewrites only the steps whose data changed; `pos` keeps the order the steps' data came in."""
-
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
 
 
@@ -161,8 +91,9 @@ class SqliteStore:
         self._r = reader
 
     @classmethod
-    async def open(cls, path: Path, *, read_only: bool = False) -> SqliteStore:
-        """The store in `path`, migrated to this version; read-only, it must already be at it."""
+    async def open(cls, path: Path, *, read_only: bool = False, migrate: bool = True) -> SqliteStore:
+        """The store in `path`, migrated to this version (SchemaError without `migrate` if it is behind);
+        read-only, it must already be at it."""
         if read_only:
             reader = await connect_read_only(path)
             try:
@@ -173,7 +104,7 @@ class SqliteStore:
             return cls(None, reader)
         writer = connect_writer(path)
         try:
-            await asyncio.to_thread(_migrate, writer)
+            await asyncio.to_thread(_migrate, writer, migrate, str(path))
             reader = await connect(path)
         except BaseException:
             writer.close()
@@ -239,6 +170,13 @@ class SqliteStore:
             raise
         body_done.set_result(None)
         await request
+
+    async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
+        # The folder lock keeps every other server off this file: there is no one else to hear.
+        await stop.wait()
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        return None  # one server per file: no other clock to keep in step with
 
     async def _one(self, sql: str, *args: Any) -> Any:
         async with self._r.execute(sql, args) as cur:
@@ -444,24 +382,19 @@ async def _require_current(conn: aiosqlite.Connection) -> None:
         )
 
 
-def _migrate(conn: sqlite3.Connection) -> None:
-    """Bring the file to SCHEMA_VERSION, one migration per transaction; refuse a newer file."""
+def _migrate(conn: sqlite3.Connection, migrate: bool, where: str) -> None:
+    """Apply the pending migrations, one per transaction; SchemaError on a newer file."""
     conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
     try:
         conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
         row = conn.execute("SELECT MAX(version) FROM schema_version").fetchone()
         current = (row[0] if row is not None else None) or 0
-        if current > SCHEMA_VERSION:
-            raise RuntimeError(f"store schema {current} is newer than this server ({SCHEMA_VERSION})")
-        for version in range(current + 1, SCHEMA_VERSION + 1):
-            if version not in _MIGRATIONS:  # 4 is the run log's (another branch): until it lands, skipped
-                continue
+        for migration in pending(current, migrate=migrate, where=where):
             conn.execute("BEGIN IMMEDIATE")
             try:
-                for statement in _MIGRATIONS[version].split(";"):
-                    if statement.strip():
-                        conn.execute(statement)
-                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (version,))
+                for statement in migration.statements("sqlite"):
+                    conn.execute(statement)
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (migration.version,))
             except BaseException:
                 conn.execute("ROLLBACK")
                 raise

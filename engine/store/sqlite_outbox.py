@@ -41,14 +41,12 @@ CREATE INDEX deliveries_notification ON deliveries (notification_seq);
 """Schema 3: one outbox row per event (its recipients together), and a delivery per target. Version 1
 and 2 rows (one per recipient, never delivered) are kept as notifications of one recipient each."""
 
-_NOTE_COLS = (
-    "o.id, o.kind, o.run_id, o.process, o.step_id, o.recipients, o.at, o.test, o.work_item, o.outcome"
-)
-_DELIVERY_COLS = (
+NOTE_COLS = "o.id, o.kind, o.run_id, o.process, o.step_id, o.recipients, o.at, o.test, o.work_item, o.outcome"
+DELIVERY_COLS = (
     "d.id, d.target, d.state, d.attempts, d.next_at, d.last_error, d.delivered_at, d.given_up_at, "
-    + _NOTE_COLS
+    + NOTE_COLS
 )
-_DELIVERIES = f"SELECT {_DELIVERY_COLS} FROM deliveries d JOIN outbox o ON o.seq = d.notification_seq"
+DELIVERIES = f"SELECT {DELIVERY_COLS} FROM deliveries d JOIN outbox o ON o.seq = d.notification_seq"
 
 
 def insert(
@@ -81,21 +79,21 @@ def insert(
 
 
 async def notifications(conn: aiosqlite.Connection, run_id: str | None) -> list[Notification]:
-    sql = f"SELECT {_NOTE_COLS} FROM outbox o"
+    sql = f"SELECT {NOTE_COLS} FROM outbox o"
     args: tuple[str, ...] = ()
     if run_id is not None:
         sql, args = sql + " WHERE o.run_id = ?", (run_id,)
     async with conn.execute(sql + " ORDER BY o.seq", args) as cur:
-        return [_notification(row) for row in await cur.fetchall()]
+        return [notification_of(row) for row in await cur.fetchall()]
 
 
 async def deliveries(conn: aiosqlite.Connection, run_id: str | None) -> list[Delivery]:
-    sql = _DELIVERIES
+    sql = DELIVERIES
     args: tuple[str, ...] = ()
     if run_id is not None:
         sql, args = sql + " WHERE o.run_id = ?", (run_id,)
     async with conn.execute(sql + " ORDER BY d.id", args) as cur:
-        return [_delivery(row) for row in await cur.fetchall()]
+        return [delivery_of(row) for row in await cur.fetchall()]
 
 
 def claim(conn: sqlite3.Connection, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
@@ -112,8 +110,8 @@ def claim(conn: sqlite3.Connection, owner: str, now: str, lease_until: str, limi
     if not ids:
         return []
     marks = ",".join("?" * len(ids))
-    rows = conn.execute(f"{_DELIVERIES} WHERE d.id IN ({marks}) ORDER BY d.next_at, d.id", ids).fetchall()
-    return [_delivery(row) for row in rows]
+    rows = conn.execute(f"{DELIVERIES} WHERE d.id IN ({marks}) ORDER BY d.next_at, d.id", ids).fetchall()
+    return [delivery_of(row) for row in rows]
 
 
 def record(conn: sqlite3.Connection, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
@@ -137,7 +135,7 @@ def record(conn: sqlite3.Connection, delivery: Delivery, owner: str, result: Att
     return row is not None
 
 
-def _notification(row: Any) -> Notification:
+def notification_of(row: Any) -> Notification:
     return Notification(
         id=row[0],
         kind=row[1],
@@ -152,10 +150,10 @@ def _notification(row: Any) -> Notification:
     )
 
 
-def _delivery(row: Any) -> Delivery:
+def delivery_of(row: Any) -> Delivery:
     return Delivery(
         id=row[0],
-        notification=_notification(row[8:]),
+        notification=notification_of(row[8:]),
         target=row[1],
         state=row[2],
         attempts=row[3],

@@ -21,7 +21,7 @@ from typing import Any
 from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
-from engine.store.base import RequestRecord, Transaction
+from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
@@ -86,6 +86,9 @@ class Dispatcher:
             return {"ok": True, "data": await self._call(identity, tool, arguments)}
         except ToolError as err:
             return err.wire()
+        except (StoreUnavailable, Conflict) as exc:
+            log.warning("tool %s: %s", tool, exc)
+            return ToolError("retry", "the store is busy or unavailable; try again shortly").wire()
         except Exception:
             log.exception("tool %s failed", tool)
             return {"ok": False, "error": {"code": "retry", "message": "internal error"}}

@@ -16,7 +16,7 @@ from datetime import datetime
 
 from engine.identity import Identity
 from engine.runtime.derive import derive
-from engine.store.base import Transaction
+from engine.store.base import Conflict, StoreUnavailable, Transaction
 from engine.store.state import SERVER, parse_stamp, stamp
 from engine.tools.context import Call, Context, machine_for, save
 
@@ -30,11 +30,18 @@ async def apply_due(ctx: Context, now: datetime) -> None:
         return
     due = await ctx.store.due_runs(stamp(now))
     outcomes = await asyncio.gather(*(_catch_up(ctx, run_id, now) for run_id in due), return_exceptions=True)
+    unavailable = False
     for run_id, outcome in zip(due, outcomes, strict=True):
-        if isinstance(outcome, Exception):
+        if isinstance(outcome, Conflict):
+            log.debug("timer for run %s: another server is applying it", run_id)
+        elif isinstance(outcome, StoreUnavailable):
+            unavailable = True  # said once below, without a traceback: the next tick tries again
+        elif isinstance(outcome, Exception):
             log.error("timer for run %s failed", run_id, exc_info=outcome)
         elif isinstance(outcome, BaseException):
             raise outcome
+    if unavailable:
+        log.warning("timers not applied: the database is unavailable")
 
 
 async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:

@@ -203,9 +203,11 @@ class Server:
 
 
 @asynccontextmanager
-async def open_server(root: Path, settings: ServerSettings | None = None) -> AsyncIterator[Server]:
+async def open_server(
+    root: Path, settings: ServerSettings | None = None, *, database: str | None = None
+) -> AsyncIterator[Server]:
     clock = ManualClock()
-    engine = await Engine.open(root / "data", make_org(settings), clock=clock)
+    engine = await Engine.open(root / "data", make_org(settings), clock=clock, database=database)
     try:
         yield Server(engine, clock, root)
     finally:

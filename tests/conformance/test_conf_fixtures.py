@@ -17,6 +17,8 @@ from engine.identity import Identity, person
 from tests.conformance.conformance_support import AGENT, FIN1, FIN2, OPS, Server, states
 from tests.support.schemas import SPEC
 
+pytestmark = pytest.mark.both_stores
+
 FIXTURES = SPEC / "conformance" / "fixtures"
 PROFILE_FIXTURES = {"major-incident": "parallel-1", "vendor-check": "check-1"}
 CORE = sorted(p.name for p in FIXTURES.iterdir() if p.name not in PROFILE_FIXTURES)

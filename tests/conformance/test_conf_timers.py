@@ -8,7 +8,11 @@ due time, to the second, whenever the tick or the write that applies it comes.
 
 from __future__ import annotations
 
+import pytest
+
 from tests.conformance.conformance_support import AGENT, SETTLEMENT, TIMED, Server, states
+
+pytestmark = pytest.mark.both_stores
 
 
 async def _settlement(server: Server) -> str:

@@ -35,6 +35,7 @@ from console.config import ConsoleConfig
 from console.session import Session
 from console.themes import load_themes
 from console.widgets.live_table import LiveTable
+from console.widgets.virtual_table import VirtualTable
 from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
@@ -460,7 +461,7 @@ def a_view(
     }
 
 
-def cells(table: LiveTable, key: str) -> tuple[Text, ...]:
+def cells(table: LiveTable | VirtualTable, key: str) -> tuple[Text, ...]:
     """The cells of one row as shown, asserting the row is there."""
     found = table.row_cells(key)
     assert found is not None, f"no row {key}"

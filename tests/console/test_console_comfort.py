@@ -128,7 +128,7 @@ async def test_vim_keys_move_through_the_table(client: LocalClient, agent: Agent
         assert table.cursor_row == 2
 
 
-async def test_filters_and_sort_change_rows_without_asking_the_server(
+async def test_filters_and_sort_change_rows_the_process_filter_on_the_server(
     client: LocalClient, agent: Agent, clock: ManualClock
 ) -> None:
     task = await agent.start("intake", {"ticket": "T-1"})
@@ -144,13 +144,13 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         await app.ready.wait()
         work = app.main.work
         runs_of = lambda: [work.entries[k]["runId"] for k in work.table.keys]  # noqa: E731
-        # Oldest update first: `late` was updated when it went overdue (applied as the queue read it).
-        assert runs_of() == [task, soon, late]
+        # The server's order: oldest work item first, which is what `by age` means.
+        assert runs_of() == [task, late, soon]
         await press(pilot, "exclamation_mark")
         assert runs_of() == [late]
         await press(pilot, "exclamation_mark")
         await press(pilot, "K")
-        assert runs_of() == [soon, late]
+        assert runs_of() == [late, soon]
         await press(pilot, "K")
         assert runs_of() == [task]
         await press(pilot, "K", "K")
@@ -164,9 +164,9 @@ async def test_filters_and_sort_change_rows_without_asking_the_server(
         await press(pilot, "f")
         assert runs_of() == [task]
         await press(pilot, "f")
-        assert runs_of() == [soon, late]
+        assert runs_of() == [late, soon]
         await press(pilot, "f")
-        assert runs_of() == [task, soon, late]
+        assert runs_of() == [task, late, soon]
         await press(pilot, "s")
         assert runs_of() == [late, soon, task]
         assert [cells(work.table, k)[6].plain for k in work.table.keys] == ["1h late", "in 23h", "—"]

@@ -23,11 +23,12 @@ from console.messages import (
     CancelRequested,
     ConsoleMessage,
     CopyRequested,
+    DecideInRunRequested,
     DecideRequested,
     EventRequested,
     Notice,
     OpenRun,
-    RefreshRequested,
+    RowsWanted,
     SaveFileRequested,
     StartRunRequested,
     ViewTextRequested,
@@ -40,6 +41,7 @@ from console.panes.work import WorkPane
 from console.scoped import Permissions
 from console.screens.run import RunDetail, RunScreen
 from console.widgets.map_view import MapView
+from console.widgets.virtual_table import Window
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, press, run_view, settle, work_entries
 
@@ -122,11 +124,13 @@ async def test_the_work_pane_offers_no_decision_when_read_only(
     async with app.run_test(size=(160, 40)) as pilot:
         pane.show(await work_entries(client), {}, clock.now(), PALETTE)
         pane.table.focus()
-        await press(pilot, "d", "enter")
+        await press(pilot, "d")
         assert pane.check_action("decide", ()) is False
         assert app.posted == []
+        await press(pilot, "enter")
+        assert [type(m) for m in app.posted] == [OpenRun], "read-only, Enter opens the item's run"
         await press(pilot, "o")
-        assert [type(m) for m in app.posted] == [OpenRun]
+        assert [type(m) for m in app.posted] == [OpenRun, OpenRun]
 
 
 async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_more(
@@ -143,7 +147,7 @@ async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_m
         shown = pane.table.keys
         assert sorted(shown) == sorted(started)
         await press(pilot, "o", "x")
-        opened, cancel_one = app.posted
+        opened, cancel_one = [m for m in app.posted if not isinstance(m, RowsWanted)]
         assert isinstance(opened, OpenRun) and opened.run_id == shown[0]
         assert isinstance(cancel_one, CancelRequested) and cancel_one.runs == (pane.runs[shown[0]],)
 
@@ -153,7 +157,8 @@ async def test_the_runs_pane_asks_to_open_cancel_one_or_the_marked_and_to_read_m
         assert [run["id"] for run in bulk.runs] == [shown[0], shown[2]]
 
         await press(pilot, "m")
-        assert isinstance(app.posted[-1], RefreshRequested) and pane.pages == 2
+        wanted = app.posted[-1]
+        assert isinstance(wanted, RowsWanted) and (wanted.source, wanted.window) == ("runs", Window(3, 3))
 
         await agent.call("send_event", runId=started[1], name="invoice-paid")
         pane.show(await runs_listed(client), False, PALETTE, [])
@@ -231,14 +236,9 @@ async def test_the_run_screen_asks_to_decide_cancel_and_send_an_event(
         screen.table.move_cursor(row=[s["id"] for s in view["steps"]].index("approve"))
         await press(pilot, "d", "x")
         decided, cancel = app.posted
-        [item] = view["workItems"]
-        assert isinstance(decided, DecideRequested) and decided.entry == {
-            "runId": approval,
-            "process": "screening",
-            "version": 1,
-            "mode": "live",
-            "workItem": item,
-        }
+        # The run screen names the run and the step under the cursor; the app finds the caller's item.
+        assert isinstance(decided, DecideInRunRequested)
+        assert (decided.run_id, decided.step_id) == (approval, "approve")
         assert isinstance(cancel, CancelRequested) and cancel.runs == (view["run"],)
         assert screen.check_action("send_event", ()) is True
 

@@ -1,4 +1,5 @@
-"""SVG snapshots of the main views at 80x24 and 160x48, on a fixed clock with fixed ids.
+"""SVG snapshots of the main views at 80x24 and 160x48 (the timeline at 220x60 too), on a fixed clock
+with fixed ids.
 
 Update them after a deliberate change with `pytest tests/console --snapshot-update`, then look at the
 report: a snapshot is only as good as the eye that accepted it.
@@ -172,3 +173,9 @@ def test_decide_split_unsure_check(snap_compare: Any, tmp_path: Path, size: tupl
     app = scenario_app(tmp_path, unsure_check=True)
     steps = before(open_item("check_vendor", "vetting"))
     assert snap_compare(app, terminal_size=size, run_before=steps)
+
+
+@pytest.mark.parametrize("size", [*SIZES, (220, 60)], ids=lambda s: f"{s[0]}x{s[1]}")
+def test_timeline(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    steps = before(open_first_run, tab("run-timeline"))
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=steps)

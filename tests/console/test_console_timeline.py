@@ -123,6 +123,11 @@ async def test_tabs_switch_with_brackets_and_h_l_and_the_map_scrolls_with_j_k(
             "run-steps",
             "run-inputs",
         ]
+        await press(pilot, "question_mark")
+        help_text = shown(app, "#help-text")
+        assert "  ], l          Next tab: The tab to the right" in help_text
+        assert "  [, h          Previous tab: The tab to the left" in help_text
+        await press(pilot, "escape")
         await press(pilot, "h", "h")
         assert active(screen) == "run-map"
         view = screen.query_one("#run-map-view")

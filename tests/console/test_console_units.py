@@ -136,12 +136,12 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
     from console.panes.runs import RunsPane
     from console.panes.work import WorkPane
     from console.screens.run import RunScreen
-    from console.widgets.live_table import LiveTable
     from console.widgets.scroll_pane import ScrollPane
+    from console.widgets.virtual_table import VirtualTable
 
     handlers = {
         "app": ApcApp,
-        "table": LiveTable,
+        "table": VirtualTable,
         "work": WorkPane,
         "runs": RunsPane,
         "processes": ProcessesPane,

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
 from pathlib import Path
@@ -223,7 +223,7 @@ def rid() -> str:
 GET_RUN_RESULT = validator("tools/get_run.result.json")
 
 
-def schema_problems(view: dict[str, Any]) -> list[str]:
+def schema_problems(view: Mapping[str, Any]) -> list[str]:
     return [f"{list(e.path)}: {e.message}" for e in GET_RUN_RESULT.iter_errors(view)]
 
 

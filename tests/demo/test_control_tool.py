@@ -10,9 +10,9 @@ from console.demo.link import McpAgentLink
 from console.demo.presenter import ConsolePresenter, RemoteControls
 from engine.core import Engine
 from engine.http.app import RunningServer
-from engine.http.client import McpHttpClient
 from engine.tools.dispatch import TOOL_ORDER
 from tests.demo.demo_support import AGENT_TOKENS, OPERATOR_TOKEN, conducted
+from tests.support.mcp import McpCaller
 
 TOOL = "apc_demo_control"
 
@@ -20,10 +20,10 @@ TOOL = "apc_demo_control"
 async def test_operators_control_the_demo_over_mcp_and_nobody_else(tmp_path: Path) -> None:
     async with conducted(tmp_path, agents=1) as system:
         tokens = system.org.tokens
-        mcp = McpHttpClient(system.server.url, tokens[system.org.operator_email])
+        mcp = McpCaller(system.server.url, tokens[system.org.operator_email])
         try:
             listed = await mcp.list_tools()
-            assert [t["name"] for t in listed] == [*TOOL_ORDER, "apc_run_log", TOOL]
+            assert [t["name"] for t in listed] == [*TOOL_ORDER, "apc_run_log", "apc_whoami", TOOL]
             tool = next(t for t in listed if t["name"] == TOOL)
             assert tool["annotations"]["title"] == "Control the live demo"
             assert tool["inputSchema"]["required"] == ["action"]
@@ -66,7 +66,7 @@ async def test_operators_control_the_demo_over_mcp_and_nobody_else(tmp_path: Pat
             await mcp.aclose()
 
         for who in ("agent-ada", "fiona@example.com"):
-            other = McpHttpClient(system.server.url, tokens[who])
+            other = McpCaller(system.server.url, tokens[who])
             try:
                 assert await other.call(TOOL, {"action": "pause"}) == {
                     "ok": False,
@@ -98,7 +98,7 @@ async def test_a_remote_console_reads_and_steers_the_demo_through_the_tool(tmp_p
 
 async def test_a_plain_server_offers_only_the_fourteen_tools(server: RunningServer, engine: Engine) -> None:
     for token in (OPERATOR_TOKEN, AGENT_TOKENS["agent-a"]):
-        mcp = McpHttpClient(server.url, token)
+        mcp = McpCaller(server.url, token)
         try:
             assert [t["name"] for t in await mcp.list_tools()] == list(TOOL_ORDER)
             missing = await mcp.call(TOOL, {"action": "status"})

@@ -8,6 +8,7 @@ import argparse
 import io
 import subprocess
 import sys
+from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -69,7 +70,7 @@ async def test_twenty_runs_end_with_outcomes_of_their_processes_and_valid_record
     assert (tmp_path / "demo" / "engine.db").is_file(), "a data folder given is kept"
 
 
-def checked_without_a_verdict(process: str, view: dict[str, Any]) -> list[str]:
+def checked_without_a_verdict(process: str, view: Mapping[str, Any]) -> list[str]:
     """Completions of a checked step that carry no verdict, though no person completed them.
 
     A step with a check completes with its verdict (pass, or advisory), or by a person: an unsure

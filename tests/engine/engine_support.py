@@ -86,8 +86,12 @@ def clock() -> ManualClock:
 
 
 @pytest.fixture
-async def engine(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Engine]:
-    eng = await Engine.open(tmp_path / "data", make_org(), clock=clock)
+async def engine(
+    tmp_path: Path, clock: ManualClock, store_kind: str, request: pytest.FixtureRequest
+) -> AsyncIterator[Engine]:
+    """On SQLite in the data folder, or (`store_kind`, see tests/conftest.py) on PostgreSQL."""
+    database = request.getfixturevalue("pg_database") if store_kind == "postgresql" else None
+    eng = await Engine.open(tmp_path / "data", make_org(), clock=clock, database=database)
     try:
         yield eng
     finally:

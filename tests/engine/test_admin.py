@@ -6,9 +6,13 @@ import itertools
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import SCREENER, SCREENING, call, make_org, ok, publish
+
+pytestmark = pytest.mark.both_stores
 
 
 async def test_run_work_item_file_and_notification_ids_come_from_the_injected_source(

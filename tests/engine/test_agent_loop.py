@@ -7,6 +7,8 @@ import hashlib
 import json
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import (
@@ -25,6 +27,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 BIND = {"finance-approver": "g_finance"}
 

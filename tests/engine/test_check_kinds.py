@@ -24,6 +24,8 @@ from tests.engine.engine_support import (
     step_states,
 )
 
+pytestmark = pytest.mark.both_stores
+
 ONE_QUESTION = """
 ---
 name: one-question

@@ -7,6 +7,8 @@ import asyncio
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.check import YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
@@ -31,6 +33,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 __all__ = ["checked", "judge"]
 

@@ -25,6 +25,8 @@ from tests.engine.engine_support import (
     step_states,
 )
 
+pytestmark = pytest.mark.both_stores
+
 PACK = """
 ---
 name: pack

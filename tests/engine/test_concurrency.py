@@ -5,6 +5,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from engine.core import Engine
 from tests.engine.engine_support import (
     MIRA,
@@ -18,6 +20,8 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
+
+pytestmark = pytest.mark.both_stores
 
 
 async def test_fifty_concurrent_claims_give_exactly_one_token(engine: Engine, tmp_path: Path) -> None:

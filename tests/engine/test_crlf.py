@@ -5,9 +5,13 @@ from __future__ import annotations
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from engine import document
 from engine.core import Engine
 from tests.engine.engine_support import MIRA, call, ok, start
+
+pytestmark = pytest.mark.both_stores
 
 CRLF_PROCESS = textwrap.dedent(
     """\

@@ -26,6 +26,8 @@ from tests.engine.engine_support import (
     start,
 )
 
+pytestmark = pytest.mark.both_stores
+
 NOT_VALID = ["cursor: not valid"]
 
 

@@ -32,6 +32,8 @@ from engine.store.sqlite import SqliteStore
 from tests.engine.engine_support import MIRA, OPS, call, make_org, ok, publish, start
 from tests.support.ports import free_port
 
+pytestmark = pytest.mark.both_stores
+
 SECRET = "shared-secret-for-tests"
 TASK = """
 ---

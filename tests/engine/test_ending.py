@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.core import Engine
 from tests.engine.engine_support import (
     MIRA,
@@ -18,6 +20,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 
 async def _finish_step(engine: Engine, run_id: str, step_id: str) -> dict:

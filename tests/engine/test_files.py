@@ -7,9 +7,13 @@ import hashlib
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import MIRA, SCREENER, SCREENING, call, claim, err, ok, publish, start
+
+pytestmark = pytest.mark.both_stores
 
 BIND = {"finance-approver": "g_finance"}
 

@@ -13,6 +13,8 @@ from engine.identity import Identity
 from tests.engine.engine_support import FIXTURES, MIRA, OPS, SCREENER, Driver, call, ok, sample_value, start
 from tests.engine.test_publishing import bind_all
 
+pytestmark = pytest.mark.both_stores
+
 CASES: list[tuple[str, dict[str, list[str]], Identity, list[tuple[str, str]]]] = [
     (
         "blog-publication",

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import (
@@ -18,6 +20,8 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
+
+pytestmark = pytest.mark.both_stores
 
 
 async def test_a_replayed_claim_returns_the_original_token_even_after_the_lease(

@@ -14,6 +14,8 @@ from engine.core import Engine
 from engine.store.state import Notification
 from tests.engine.engine_support import MIRA, SCREENER, call, ok, publish, start
 
+pytestmark = pytest.mark.both_stores
+
 CHAIN = """
 ---
 name: late-chain

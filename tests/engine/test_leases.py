@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import (
@@ -19,6 +21,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 
 async def _run(engine: Engine, tmp_path: Path) -> str:

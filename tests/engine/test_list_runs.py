@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import (
@@ -19,6 +21,8 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
+
+pytestmark = pytest.mark.both_stores
 
 
 async def test_list_runs_filters_and_pages(engine: Engine, tmp_path: Path, clock: ManualClock) -> None:

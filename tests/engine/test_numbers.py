@@ -13,6 +13,8 @@ import pytest
 from engine.core import Engine
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, claim, err, ok, publish, start
 
+pytestmark = pytest.mark.both_stores
+
 EVENTS = """
 ---
 name: numbers

@@ -15,9 +15,12 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity
 from engine.notify import NotifyTarget
-from engine.store.sqlite import _MIGRATIONS, SqliteStore
+from engine.store.migrations import MIGRATIONS
+from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
+
+pytestmark = pytest.mark.both_stores
 
 ALERTS = "https://alerts.example.com/apc"
 CHAT = "http://127.0.0.1:9/chat"
@@ -136,7 +139,7 @@ async def test_version_1_notifications_are_kept_when_the_store_moves_to_version_
     path = tmp_path / "engine.db"
     with sqlite3.connect(path) as conn:
         conn.executescript(
-            _MIGRATIONS[1] + "; CREATE TABLE schema_version (version INTEGER NOT NULL);"
+            MIGRATIONS[0].sqlite + "; CREATE TABLE schema_version (version INTEGER NOT NULL);"
             "INSERT INTO schema_version VALUES (1);"
             "INSERT INTO notifications (run_id, step_id, kind, recipient, at, test) VALUES "
             "('r_1', 'work', 'overdue', 'mira@example.com', '2026-10-06T12:00:00Z', 0), "

@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.core import Engine
 from engine.identity import Identity
 from tests.engine.engine_support import (
@@ -22,6 +24,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 BIND = {"operations-lead": "g_finance", "security-lead": "g_finance", "communications-lead": "g_legal"}
 

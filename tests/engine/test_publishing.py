@@ -23,6 +23,8 @@ from tests.engine.engine_support import (
     start,
 )
 
+pytestmark = pytest.mark.both_stores
+
 FIXTURE_DIRS = sorted(p for p in FIXTURES.iterdir() if p.is_dir())
 SAMPLE_DIRS = sorted(p for p in SAMPLES.iterdir() if (p / "PROCESS.md").is_file())
 

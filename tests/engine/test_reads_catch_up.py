@@ -10,10 +10,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.sqlite import SqliteStore
 from tests.engine.engine_support import MIRA, SCREENER, call, make_org, ok, publish, start, step_states
+
+pytestmark = pytest.mark.both_stores
 
 FORK = """
 ---

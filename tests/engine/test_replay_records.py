@@ -6,10 +6,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.keys import SECRETS_FILE
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, err, make_org, ok, publish, start
+
+pytestmark = pytest.mark.both_stores
 
 
 def _stored(data: Path) -> bytes:

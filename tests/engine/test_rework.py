@@ -6,6 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import (
@@ -20,6 +22,8 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+
+pytestmark = pytest.mark.both_stores
 
 REVIEWS = """
 ---

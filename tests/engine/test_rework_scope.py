@@ -7,9 +7,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import MIRA, SCREENER, call, claim, ok, publish, start, step_states
+
+pytestmark = pytest.mark.both_stores
 
 FORWARD = """
 ---

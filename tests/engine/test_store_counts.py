@@ -15,6 +15,8 @@ from engine.notify import NotifyTarget
 from engine.store.base import StoreCounts
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
 
+pytestmark = pytest.mark.both_stores
+
 CHAIN = """
 ---
 name: chain

@@ -11,6 +11,8 @@ from engine.core import Engine
 from engine.identity import Identity
 from tests.engine.engine_support import MIRA, SCREENER, THREE_AGENTS, call, err, publish
 
+pytestmark = pytest.mark.both_stores
+
 LONE = "\ud800"
 CASES = [
     (MIRA, "get_run", {"runId": LONE}, "runId"),

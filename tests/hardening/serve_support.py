@@ -15,6 +15,7 @@ import sys
 import textwrap
 import time
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -101,6 +102,8 @@ class Served:
     process: subprocess.Popen[bytes]
     port: int
     log: Path
+    offset: int = 0
+    """Where this start's lines begin in `log`."""
 
     @property
     def url(self) -> str:
@@ -119,16 +122,28 @@ class Served:
         return self.process.wait(timeout=30)
 
 
-def start_serve(config: Path, data: Path, log: Path, *, speed: float = 1, timeout: float = 60) -> Served:
-    """Start `apc serve` and return once its log says it is serving (or fail with the log)."""
+def launch_serve(
+    config: Path, data: Path, log: Path, *, speed: float = 1, extra: Sequence[str] = ()
+) -> Served:
+    """Start `apc serve` (`extra`: more of its options) without waiting for it; see `wait_serving`."""
     port = free_port()
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(config), "--data", str(data)]
-    command += ["--port", str(port), "--speed", str(speed)]
+    command += ["--port", str(port), "--speed", str(speed), *extra]
     env = {**os.environ, "PYTHONPATH": str(REPO)}
     offset = log.stat().st_size if log.exists() else 0
     with log.open("ab") as sink:
         process = subprocess.Popen(command, cwd=config.parent, env=env, stderr=sink, stdout=sink)
-    served = Served(process, port, log)
+    return Served(process, port, log, offset)
+
+
+def start_serve(config: Path, data: Path, log: Path, *, speed: float = 1, timeout: float = 60) -> Served:
+    """Start `apc serve` and return once its log says it is serving (or fail with the log)."""
+    return wait_serving(launch_serve(config, data, log, speed=speed), timeout)
+
+
+def wait_serving(served: Served, timeout: float = 60) -> Served:
+    """`served` once its log says it is serving (or fail with the log)."""
+    process, log, offset = served.process, served.log, served.offset
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:
         written = log.read_bytes()[offset:].decode(errors="replace")

@@ -8,12 +8,13 @@ import time
 
 import httpx
 import pytest
+from mcp.shared.exceptions import MCPError
 
 from engine.core import Engine
 from engine.http.app import RunningServer, first_free_port, max_request_bytes, start_server
-from engine.http.client import McpHttpClient
 from engine.org import OrgConfig, ServerSettings
 from tests.http.http_support import AGENT_TOKEN, ok
+from tests.support.mcp import McpCaller
 
 
 def test_first_free_port_skips_a_taken_port() -> None:
@@ -39,7 +40,7 @@ async def test_port_zero_picks_a_port_and_the_url_names_it(engine: Engine) -> No
     try:
         assert running.port > 0
         assert running.url == f"http://127.0.0.1:{running.port}/mcp"
-        async with McpHttpClient(running.url, AGENT_TOKEN) as client:
+        async with McpCaller(running.url, AGENT_TOKEN) as client:
             ok(await client.call("describe"), "describe")
     finally:
         await running.stop()
@@ -52,12 +53,12 @@ async def test_a_taken_port_is_an_os_error(engine: Engine, server: RunningServer
 
 async def test_stop_returns_promptly_and_frees_the_port(engine: Engine) -> None:
     running = await start_server(engine, port=0)
-    async with McpHttpClient(running.url, AGENT_TOKEN) as client:
+    async with McpCaller(running.url, AGENT_TOKEN) as client:
         ok(await client.call("describe"), "describe")
         started = time.monotonic()
         await running.stop()
         elapsed = time.monotonic() - started
-        with pytest.raises(httpx.ConnectError):
+        with pytest.raises(MCPError, match="Connection closed"):
             await client.call("describe")
     assert elapsed < 2.0
     assert first_free_port("127.0.0.1", start=running.port) == running.port
@@ -65,7 +66,7 @@ async def test_stop_returns_promptly_and_frees_the_port(engine: Engine) -> None:
 
 async def test_responses_are_not_held_back_by_nagle(server: RunningServer) -> None:
     """Every accepted connection has TCP_NODELAY; without it each answer waits for a delayed ACK."""
-    async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+    async with McpCaller(server.url, AGENT_TOKEN) as client:
         ok(await client.call("describe"), "describe")
         connections = list(server._server.server_state.connections)
         flags = [
@@ -97,6 +98,6 @@ def test_the_request_limit_fits_the_largest_upload_base64_encoded() -> None:
 
 
 async def test_calls_run_concurrently(server: RunningServer) -> None:
-    async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+    async with McpCaller(server.url, AGENT_TOKEN) as client:
         envelopes = await asyncio.gather(*(client.call("describe") for _ in range(8)))
     assert [e["ok"] for e in envelopes] == [True] * 8

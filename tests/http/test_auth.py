@@ -10,9 +10,9 @@ import pytest
 
 from engine.core import Engine
 from engine.http.app import RunningServer
-from engine.http.client import McpHttpClient
 from engine.tools import dispatch
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
+from tests.support.mcp import McpCaller
 
 CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
 ACCEPT = {"Accept": "application/json, text/event-stream"}
@@ -49,7 +49,7 @@ async def test_every_method_on_mcp_needs_the_token(server: RunningServer) -> Non
 
 async def test_the_token_decides_the_identity_not_the_arguments(server: RunningServer) -> None:
     start = {"process": "screening", "inputs": {"vendorName": "Acme"}}
-    async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
+    async with McpCaller(server.url, MIRA_TOKEN) as mira:
         posing = await mira.call("start_run", {**start, "requestId": rid(), "startedBy": AGENT})
         view = ok(await mira.call("start_run", {**start, "requestId": rid()}), "start_run")
     err(posing, "invalid", ["startedBy: not allowed"])
@@ -57,7 +57,7 @@ async def test_the_token_decides_the_identity_not_the_arguments(server: RunningS
 
 
 async def start_and_claim(server: RunningServer) -> tuple[str, dict[str, Any]]:
-    async with McpHttpClient(server.url, MIRA_TOKEN) as mira, McpHttpClient(server.url, AGENT_TOKEN) as agent:
+    async with McpCaller(server.url, MIRA_TOKEN) as mira, McpCaller(server.url, AGENT_TOKEN) as agent:
         view = ok(
             await mira.call(
                 "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}
@@ -73,7 +73,7 @@ async def start_and_claim(server: RunningServer) -> tuple[str, dict[str, Any]]:
 
 
 async def test_a_person_calling_claim_is_forbidden(server: RunningServer) -> None:
-    async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
+    async with McpCaller(server.url, MIRA_TOKEN) as mira:
         view = ok(
             await mira.call(
                 "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}
@@ -88,7 +88,7 @@ async def test_a_person_calling_claim_is_forbidden(server: RunningServer) -> Non
 
 async def test_an_agent_calling_decide_is_forbidden(server: RunningServer) -> None:
     _, claimed = await start_and_claim(server)
-    async with McpHttpClient(server.url, AGENT_TOKEN) as agent, McpHttpClient(server.url, OPS_TOKEN) as ops:
+    async with McpCaller(server.url, AGENT_TOKEN) as agent, McpCaller(server.url, OPS_TOKEN) as ops:
         ok(
             await agent.call(
                 "escalate", {"token": claimed["token"], "note": "The list site is down.", "requestId": rid()}
@@ -107,7 +107,7 @@ async def test_an_agent_calling_decide_is_forbidden(server: RunningServer) -> No
 async def test_a_forged_claim_token_is_invalid(server: RunningServer) -> None:
     await start_and_claim(server)
     forged = "eyJhbGciOiJIUzI1NiJ9.eyJydW4iOiJyXzEifQ.c2lnbmF0dXJl"
-    async with McpHttpClient(server.url, AGENT_TOKEN) as agent:
+    async with McpCaller(server.url, AGENT_TOKEN) as agent:
         envelope = await agent.call(
             "submit", {"token": forged, "output": {"cleared": True}, "summary": "Done.", "requestId": rid()}
         )
@@ -119,7 +119,7 @@ async def test_a_forged_claim_token_is_invalid(server: RunningServer) -> None:
 
 
 async def test_malformed_arguments_are_invalid_with_every_issue(server: RunningServer) -> None:
-    async with McpHttpClient(server.url, AGENT_TOKEN) as agent:
+    async with McpCaller(server.url, AGENT_TOKEN) as agent:
         wrong_type = await agent.call("get_work", {"limit": "ten"})
         two_problems = await agent.call("get_work", {"limit": 0, "bogus": 1})
     err(wrong_type, "invalid", ["limit: expected integer"])
@@ -178,7 +178,7 @@ async def test_at_debug_each_call_is_logged_with_identity_tool_outcome_and_time(
     server: RunningServer, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.DEBUG, logger="apc.calls"):
-        async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
+        async with McpCaller(server.url, MIRA_TOKEN) as mira:
             await mira.call("describe")
             await mira.call("get_run", {"runId": "r_none"})
     lines = [r.getMessage() for r in caplog.records if r.name == "apc.calls"]

@@ -23,7 +23,6 @@ from engine.check.openai import OpenAIEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from engine.http.client import McpHttpClient
 from engine.http.serve import ServeOptions, serve
 from tests.check.check_support import Stub, completion
 from tests.http.http_support import (
@@ -39,6 +38,7 @@ from tests.http.http_support import (
     ok,
     rid,
 )
+from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 
 FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "conformance" / "fixtures"
@@ -127,7 +127,7 @@ class Session:
     """The agent, Mira and the operator, each with their own MCP client."""
 
     def __init__(self, url: str) -> None:
-        self.clients = {who: McpHttpClient(url, token) for who, token in
+        self.clients = {who: McpCaller(url, token) for who, token in
                         ((AGENT, AGENT_TOKEN), (MIRA, MIRA_TOKEN), (OPS, OPS_TOKEN))}  # fmt: skip
 
     async def call(self, who: str, tool: str, **arguments: Any) -> dict[str, Any]:
@@ -407,7 +407,7 @@ async def test_apc_serve_reads_the_check_table_and_offers_check_1(
     with caplog.at_level(logging.INFO, logger="apc.serve"):
         task = asyncio.create_task(serve(options, stop=stop, on_ready=ready.put_nowait))
         server = await ready.get()
-        async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+        async with McpCaller(server.url, AGENT_TOKEN) as client:
             data = ok(await client.call("describe"), "describe")
             listed = ok(await client.call("list_processes"), "list_processes")
         stop.set()

@@ -23,12 +23,12 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document import load_path
 from engine.http.app import RunningServer
-from engine.http.client import McpHttpClient
 from engine.http.tool_meta import ARGUMENT_WORDS, TOOL_ARGUMENT_WORDS, TOOLS, input_schema, output_schema
 from engine.identity import Identity
 from engine.tools.arguments import ARGUMENTS
 from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, make_org
 from tests.support.envelopes import output_problems
+from tests.support.mcp import McpCaller
 from tests.support.schemas import SPEC, validator
 
 AGENT, MIRA = Identity("agent", "a_screener"), Identity("person", "mira@example.com")
@@ -38,7 +38,7 @@ FIXTURES = sorted((SPEC / "conformance" / "fixtures").iterdir())
 
 
 async def listed_tools(server: RunningServer) -> list[dict[str, Any]]:
-    async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+    async with McpCaller(server.url, AGENT_TOKEN) as client:
         return await client.list_tools()
 
 

@@ -16,10 +16,10 @@ from jwt.algorithms import RSAAlgorithm
 
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from engine.http.client import McpHttpClient
 from engine.http.oauth import OAuthVerifier
 from engine.org import ConfigError, OAuthConfig, OrgConfig
 from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
+from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 
 ISSUER = "https://id.example.com"
@@ -66,7 +66,7 @@ async def oauth_server(engine: Engine, jwks_file: Path) -> AsyncIterator[Running
 
 
 async def test_a_person_token_acts_as_that_person(oauth_server: RunningServer, keys: Any) -> None:
-    async with McpHttpClient(oauth_server.url, token(keys[0])) as mira:
+    async with McpCaller(oauth_server.url, token(keys[0])) as mira:
         view = ok(
             await mira.call(
                 "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}
@@ -83,7 +83,7 @@ async def test_a_person_token_acts_as_that_person(oauth_server: RunningServer, k
 async def test_a_group_member_without_a_people_entry_is_a_person(
     oauth_server: RunningServer, keys: Any
 ) -> None:
-    async with McpHttpClient(oauth_server.url, token(keys[0], email=OMAR)) as omar:
+    async with McpCaller(oauth_server.url, token(keys[0], email=OMAR)) as omar:
         view = ok(
             await omar.call(
                 "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}
@@ -94,7 +94,7 @@ async def test_a_group_member_without_a_people_entry_is_a_person(
 
 
 async def test_the_agent_claim_wins_over_an_email(oauth_server: RunningServer, keys: Any) -> None:
-    async with McpHttpClient(oauth_server.url, token(keys[0], agent_id=AGENT, email=LENA)) as agent:
+    async with McpCaller(oauth_server.url, token(keys[0], agent_id=AGENT, email=LENA)) as agent:
         view = ok(
             await agent.call(
                 "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}

@@ -20,10 +20,10 @@ from prometheus_client.parser import text_string_to_metric_families
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer
-from engine.http.client import McpHttpClient
 from engine.identity import Identity
 from engine.notify import NotifyTarget
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OPS, write_process
+from tests.support.mcp import McpCaller
 
 REPO = Path(__file__).resolve().parents[2]
 REVIEW = """
@@ -119,7 +119,7 @@ async def test_metrics_count_calls_by_tool_and_code_and_what_is_open(
         {"runId": run_ids[0], "reason": "dup", "requestId": "c1"},
     )
     assert cancelled["ok"], cancelled
-    async with McpHttpClient(server.url, AGENT_TOKEN) as agent:
+    async with McpCaller(server.url, AGENT_TOKEN) as agent:
         await agent.call("describe")
         await agent.call("describe")
         await agent.call("get_run", {"runId": "r_missing"})
@@ -166,7 +166,7 @@ async def test_every_request_is_logged_once_with_status_identity_and_duration_ne
     server: RunningServer, engine: Engine, caplog: pytest.LogCaptureFixture
 ) -> None:
     with caplog.at_level(logging.INFO, logger="apc.http"):
-        async with McpHttpClient(server.url, MIRA_TOKEN) as mira:
+        async with McpCaller(server.url, MIRA_TOKEN) as mira:
             await mira.call("describe")
         await get(server.url, Authorization="Bearer not-a-known-token")
         await get(f"{base(server)}/files/f_123?exp=1&sig=SECRET-SIGNATURE")
@@ -222,6 +222,6 @@ def test_serve_logs_json_lines_at_the_level_asked_for(tmp_path: Path) -> None:
 
 
 async def _describe_and_refuse(url: str) -> None:
-    async with McpHttpClient(url, AGENT_TOKEN) as client:
+    async with McpCaller(url, AGENT_TOKEN) as client:
         await client.call("describe")
     await get(url, Authorization=f"Bearer {AGENT_TOKEN}x")

@@ -16,10 +16,10 @@ import pytest
 from engine.cli import main
 from engine.datafolder import FolderLock, default_data_dir
 from engine.http.app import RunningServer
-from engine.http.client import McpHttpClient
 from engine.http.serve import ServeOptions, serve
 from engine.org import OrgConfig
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
+from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 
 REPO = Path(__file__).resolve().parents[2]
@@ -56,7 +56,7 @@ async def serve_once(options: ServeOptions) -> tuple[int, list[dict[str, object]
     ready: asyncio.Queue[RunningServer] = asyncio.Queue()
     task = asyncio.create_task(serve(options, stop=stop, on_ready=ready.put_nowait))
     server = await ready.get()
-    async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+    async with McpCaller(server.url, AGENT_TOKEN) as client:
         items = ok(await client.call("list_processes"), "list_processes")["items"]
     stop.set()
     return await task, items
@@ -87,7 +87,8 @@ async def test_serve_publishes_then_serves_until_stopped(
     [
         (
             ORG + "\n[server]\nlease = 60\n",
-            "server.lease: unknown key (allowed: lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
+            "server.lease: unknown key (allowed: database, database_pool_size, database_timeout_seconds, files, "
+            "lease_seconds, max_upload_bytes, run_data_bytes, secrets_file)",
         ),
         (ORG.replace(f'email = "{MIRA}"', 'email = "mira"'), "people[0].email: not an email address"),
         (ORG + "\n[oauth]\nissuer = 7\n", "line 19: oauth.issuer: expected a non-empty string"),
@@ -165,7 +166,7 @@ def test_the_server_process_stops_cleanly_on_a_signal(tmp_path: Path, sig: signa
 
 
 async def _describe(url: str) -> None:
-    async with McpHttpClient(url, AGENT_TOKEN) as client:
+    async with McpCaller(url, AGENT_TOKEN) as client:
         ok(await client.call("describe"), "describe")
 
 
@@ -241,7 +242,7 @@ async def test_port_0_serves_on_a_free_port_and_says_which(
         try:
             assert server.port != 0
             assert server.url == f"http://127.0.0.1:{server.port}/mcp"
-            async with McpHttpClient(server.url, AGENT_TOKEN) as client:
+            async with McpCaller(server.url, AGENT_TOKEN) as client:
                 assert ok(await client.call("describe"), "describe")["protocol"] == "agentprocess"
         finally:
             stop.set()

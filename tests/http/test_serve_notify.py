@@ -15,9 +15,9 @@ from starlette.responses import PlainTextResponse
 from starlette.routing import Route
 
 from engine.http.app import RunningServer, serve_asgi
-from engine.http.client import McpHttpClient
 from engine.http.serve import ServeOptions, serve
 from tests.http.http_support import MIRA, MIRA_TOKEN, ok, write_process
+from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 
 SECRET = "serve-test-secret-0001"
@@ -59,7 +59,7 @@ async def test_serve_delivers_new_work_to_a_notify_target(tmp_path: Path) -> Non
     task = asyncio.create_task(serve(options, stop=stop, on_ready=ready.put_nowait))
     try:
         server = await asyncio.wait_for(ready.get(), WAIT_SECONDS)
-        async with McpHttpClient(server.url, MIRA_TOKEN) as client:
+        async with McpCaller(server.url, MIRA_TOKEN) as client:
             run = ok(
                 await client.call("start_run", {"process": "chase", "inputs": {}, "requestId": "req-1"}),
                 "start_run",

@@ -1,6 +1,6 @@
-"""A small MCP client over plain httpx: JSON-RPC posts to a Streamable HTTP endpoint, envelopes back.
+"""The baseline only: the hand-written MCP client the console's remote mode used before the SDK session.
 
-The console's remote mode and the demo agents talk to a process server through this. It needs no
+JSON-RPC posts to a Streamable HTTP endpoint, envelopes back, over plain httpx. It needs no
 session machinery: it initializes once (keeping a session id if the server hands one out), lists
 tools, and turns each `tools/call` into the `{ok, data | error}` envelope the tool returned. It
 reads a JSON response, or the matching message of an SSE response from servers that stream.

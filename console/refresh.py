@@ -1,0 +1,168 @@
+"""The main screen's one refresh loop: it reads only what is on screen, and less often while nothing changes.
+
+Each tick reads the first page of the work queue (new work is announced from it) and the pages of the
+rows on screen, the runs list likewise when it is shown, and nothing else; an open run reads its run
+only. The interval doubles while reads bring nothing new or the server answers `retry`, up to
+`MAX_FACTOR` times the configured one, and drops back at the first change or key the operator presses.
+Paging on demand (rows scrolled to, `G` to the end) goes through the same lists.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
+
+from console.client.envelope import error_code
+from console.client.paging import PAGE, Page, PagedList
+from console.client.wire import Envelope, Failure, ListRunsResult, PersonWorkEntry, RunSummary
+from console.panes.runs import RunsQuery, run_key
+from console.panes.work import item_key
+from console.widgets.virtual_table import Window
+
+if TYPE_CHECKING:
+    from console.client import Client
+
+MAX_FACTOR = 8
+AGES_PER_TICK = 60
+"""Runs read per tick to date the work items on screen (a screen's worth)."""
+
+
+@dataclass
+class Backoff:
+    """The refresh interval: the configured one, doubled on each quiet tick or `retry`, reset on change."""
+
+    base: float
+    factor: int = 1
+
+    @property
+    def seconds(self) -> float:
+        return self.base * self.factor
+
+    def after(self, *, changed: bool, retry: bool = False) -> None:
+        if changed and not retry:
+            self.factor = 1
+        else:
+            self.factor = min(self.factor * 2, MAX_FACTOR)
+
+    def reset(self) -> None:
+        self.factor = 1
+
+
+def _work_entry(entry: Any) -> bool:
+    return "workItem" in entry
+
+
+@dataclass
+class Lists:
+    """The paged lists the main screen shows, with the filters they were read with."""
+
+    client: Client
+    work_process: str | None = None
+    runs_query: RunsQuery = field(default_factory=lambda: RunsQuery())
+    work: PagedList[PersonWorkEntry] = field(init=False)
+    runs: PagedList[RunSummary] = field(init=False)
+    run_times: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """Run id to (the snapshot its items were read at, the run's `updatedAt`): how old its items are."""
+
+    def __post_init__(self) -> None:
+        self.work = PagedList(self._read_work, item_key)
+        self.runs = PagedList(self._read_runs, run_key)
+
+    async def _read_work(self, cursor: str | None) -> Envelope[Page[PersonWorkEntry]]:
+        """A person's queue (an agent's entries, which a person never gets, are left out)."""
+        answer = await self.client.get_work(limit=PAGE, cursor=cursor, process=self.work_process)
+        if not answer["ok"]:
+            return answer
+        items = [cast(PersonWorkEntry, e) for e in answer["data"]["items"] if _work_entry(e)]
+        return {"ok": True, "data": {"items": items, "nextCursor": answer["data"]["nextCursor"]}}
+
+    def _read_runs(self, cursor: str | None) -> Awaitable[Envelope[ListRunsResult]]:
+        return self.client.list_runs(limit=PAGE, cursor=cursor, **self.runs_query)
+
+    def filter_work(self, process: str | None) -> bool:
+        """Read the queue with another process filter from now on; whether it changed."""
+        if process == self.work_process:
+            return False
+        self.work_process = process
+        self.work.reset()
+        return True
+
+    def filter_runs(self, query: RunsQuery) -> bool:
+        if query == self.runs_query:
+            return False
+        self.runs_query = query
+        self.runs.reset()
+        return True
+
+    def forget(self) -> None:
+        """Another identity: its own queue."""
+        self.work.reset()
+        self.run_times.clear()
+
+    async def visible(
+        self, pages: PagedList[Any], window: Window, *, head: bool
+    ) -> tuple[bool, Failure | None]:
+        """Read the first page (when `head`), the pages on screen and one ahead: (anything changed, error)."""
+        wanted: list[int] = [0] if head or not pages.started else []
+        if pages.keys and window.last >= window.first:
+            wanted += range(pages.page_of(window.first), pages.page_of(window.last) + 1)
+        for page in dict.fromkeys(wanted):
+            failure = await pages.read(page)
+            if failure is not None:
+                return self._changed(pages), failure
+        return self._changed(pages), None
+
+    async def wanted(self, pages: PagedList[Any], window: Window) -> Failure | None:
+        """Rows scrolled to: the pages on screen that are not kept, and the next ones when near the end."""
+        for page in pages.missing(window.first, window.last):
+            failure = await pages.read(page)
+            if failure is not None:
+                return failure
+        while pages.more and window.last + (window.last - window.first + 1) >= len(pages.keys):
+            before = len(pages.keys)
+            failure = await pages.read_next()
+            if failure is not None or len(pages.keys) == before:
+                return failure
+        return None
+
+    async def to_end(self, pages: PagedList[Any], progress: Callable[[int], None]) -> Failure | None:
+        """Read on to the last page, telling `progress` how many rows are known after each page."""
+        while pages.more:
+            before = len(pages.keys)
+            failure = await pages.read_next()
+            if failure is not None:
+                return failure
+            progress(len(pages.keys))
+            if len(pages.keys) == before and not pages.more:
+                break
+            await asyncio.sleep(0)
+        return None
+
+    async def ages(self, keys: list[str]) -> dict[str, str]:
+        """`updatedAt` of the runs of these work items, reading a run only when its items changed."""
+        reads = 0
+        for key in keys:
+            entry = self.work.row(key)
+            if entry is None:
+                continue
+            run_id, snapshot = entry["runId"], entry["workItem"]["snapshot"]
+            known = self.run_times.get(run_id)
+            if known is not None and known[0] == snapshot:
+                continue
+            if reads >= AGES_PER_TICK:
+                break
+            reads += 1
+            answer = await self.client.get_run(run_id)
+            if answer["ok"]:
+                self.run_times[run_id] = (snapshot, answer["data"]["run"]["updatedAt"])
+        return {run_id: updated for run_id, (_, updated) in self.run_times.items()}
+
+    @staticmethod
+    def _changed(pages: PagedList[Any]) -> bool:
+        return any(is_new or before != after for before, after, is_new in pages.changes)
+
+
+def is_retry(failure: Failure | None) -> bool:
+    return failure is not None and error_code(failure) == "retry"

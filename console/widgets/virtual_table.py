@@ -1,0 +1,469 @@
+"""A table that renders only the lines on screen (Textual's Line API), for lists that can grow large.
+
+Rows are a plain list of keys; a row's cells come from `source(key)` when the row is drawn, so a
+table of 100,000 rows costs what its visible rows cost, at first render and on every refresh. A drawn
+line is kept while the row's cell objects are the very ones drawn last time, so an unchanged row is
+never rendered twice. The cursor follows its row's key through any change of the list, and when rows
+are inserted above it the view moves with it, so nothing jumps under the operator's eyes.
+
+`source` returning None draws the row as a placeholder (its page is not loaded); `WindowChanged`
+tells the owner which rows are on screen so it can load them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from typing import ClassVar
+
+from rich.segment import Segment
+from rich.style import Style
+from rich.text import Text
+from textual import events
+from textual.binding import BindingType
+from textual.geometry import Size
+from textual.message import Message
+from textual.scroll_view import ScrollView
+from textual.strip import Strip
+
+from console.actions import bindings
+from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
+
+Cells = Sequence[Text]
+Source = Callable[[str], Cells | None]
+PADDING = 1
+PLACEHOLDER = "…"
+STRIP_CACHE = 1024
+"""Rendered lines kept: a few screens' worth, dropped wholesale when full."""
+
+
+@dataclass(frozen=True)
+class Window:
+    """The rows on screen, first to last (inclusive); last < first when the table is empty."""
+
+    first: int
+    last: int
+
+
+class VirtualTable(ScrollView, can_focus=True):
+    SCOPE = "table"
+    BINDINGS: ClassVar[list[BindingType]] = [
+        ("up", "cursor_up"),
+        ("down", "cursor_down"),
+        ("pageup", "page_up"),
+        ("pagedown", "page_down"),
+        ("home", "scroll_top"),
+        ("end", "scroll_bottom"),
+        ("enter", "select_cursor"),
+        *bindings("table"),
+    ]
+    COMPONENT_CLASSES: ClassVar[set[str]] = {
+        "virtual-table--header",
+        "virtual-table--even-row",
+        "virtual-table--odd-row",
+        "virtual-table--cursor",
+        "virtual-table--placeholder",
+    }
+    DEFAULT_CSS = """
+    VirtualTable {
+        background: $surface;
+        color: $foreground;
+        height: 1fr;
+        &:focus {
+            background-tint: $foreground 5%;
+            & > .virtual-table--cursor {
+                background: $block-cursor-background;
+                color: $block-cursor-foreground;
+                text-style: $block-cursor-text-style;
+            }
+            & > .virtual-table--header {
+                background-tint: $foreground 5%;
+            }
+        }
+        &:dark > .virtual-table--even-row {
+            background: $surface-darken-1 40%;
+        }
+        & > .virtual-table--header {
+            text-style: bold;
+            background: $panel;
+            color: $foreground;
+        }
+        &:ansi > .virtual-table--header {
+            background: ansi_bright_blue;
+            color: ansi_default;
+        }
+        & > .virtual-table--even-row {
+            background: $surface-lighten-1 50%;
+        }
+        & > .virtual-table--cursor {
+            background: $block-cursor-blurred-background;
+            color: $block-cursor-blurred-foreground;
+            text-style: $block-cursor-blurred-text-style;
+        }
+        & > .virtual-table--placeholder {
+            color: $text-muted;
+        }
+    }
+    """
+
+    class RowHighlighted(Message):
+        def __init__(self, table: VirtualTable, key: str | None) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class RowSelected(Message):
+        def __init__(self, table: VirtualTable, key: str) -> None:
+            super().__init__()
+            self.table = table
+            self.key = key
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class HeaderSelected(Message):
+        """A column header was clicked: the owner decides what sorting by it means."""
+
+        def __init__(self, table: VirtualTable, column: str) -> None:
+            super().__init__()
+            self.table = table
+            self.column = column
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class WindowChanged(Message):
+        """Other rows are on screen now (scrolled, resized, or the list changed under them)."""
+
+        def __init__(self, table: VirtualTable, window: Window) -> None:
+            super().__init__()
+            self.table = table
+            self.window = window
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    class BottomRequested(Message):
+        """`G` on the last loaded row: the owner may load on."""
+
+        def __init__(self, table: VirtualTable) -> None:
+            super().__init__()
+            self.table = table
+
+        @property
+        def control(self) -> VirtualTable:
+            return self.table
+
+    def __init__(
+        self,
+        columns: Sequence[Column],
+        *,
+        source: Source | None = None,
+        zebra_stripes: bool = True,
+        id: str | None = None,
+    ) -> None:
+        super().__init__(id=id)
+        self.columns_spec = tuple(columns)
+        self.zebra_stripes = zebra_stripes
+        self._keys: list[str] = []
+        self._cells: dict[str, tuple[Text, ...]] = {}
+        self._source: Source = source if source is not None else self._cells.get
+        self._strips: dict[tuple[object, ...], tuple[Cells | None, Strip]] = {}
+        self._cursor = 0
+        self._window = Window(0, -1)
+        self._highlighted: str | None = None
+        self.sorted_by: tuple[str, bool] | None = None
+        """The column the rows are sorted by and whether descending, shown in its header; None: server order."""
+        self.widths = [column.width for column in self.columns_spec]
+        self._update_size()
+
+    # the model
+
+    @property
+    def keys(self) -> list[str]:
+        """Row keys in display order."""
+        return list(self._keys)
+
+    @property
+    def row_count(self) -> int:
+        return len(self._keys)
+
+    @property
+    def cursor_row(self) -> int:
+        return self._cursor
+
+    @property
+    def current_key(self) -> str | None:
+        return self._keys[self._cursor] if 0 <= self._cursor < len(self._keys) else None
+
+    def key_at(self, row: int) -> str | None:
+        return self._keys[row] if 0 <= row < len(self._keys) else None
+
+    def row_cells(self, key: str) -> tuple[Text, ...] | None:
+        cells = self._source(key)
+        return None if cells is None else tuple(cells)
+
+    def sync(self, rows: Sequence[tuple[str, Sequence[Text]]]) -> SyncResult:
+        """Show exactly `rows` with the cells given (the table keeps them): for lists held whole."""
+        before = self._cells
+        fresh = {key: tuple(cells) for key, cells in rows}
+        added = sum(1 for key in fresh if key not in before)
+        removed = sum(1 for key in before if key not in fresh)
+        changed = sum(
+            1
+            for key, cells in fresh.items()
+            if (old := before.get(key)) is not None
+            for a, b in zip(old, cells, strict=True)
+            if not (a is b or (a == b and a.style == b.style))
+        )
+        self._cells.clear()
+        self._cells.update(fresh)
+        self.set_keys([key for key, _ in rows])
+        return SyncResult(added, removed, changed)
+
+    def set_keys(self, keys: Sequence[str]) -> None:
+        """Show these rows in this order; the cursor stays on its key, and the view moves with it."""
+        keep, row = self.current_key, self._cursor
+        self._keys = list(keys)
+        found = self._index(keep)
+        self._update_size()
+        if found is not None:
+            if found != row:
+                self._cursor = found
+                self.scroll_to(y=self.scroll_y + found - row, animate=False, immediate=True)
+        else:
+            self._cursor = max(0, min(row, len(self._keys) - 1))
+        self.refresh()
+        self._after_move(scroll=False)
+
+    def refresh_rows(self, keys: Iterable[str] | None = None) -> None:
+        """Draw the visible rows again, asking `source` for their cells (unchanged cells are not re-rendered)."""
+        del keys  # every visible line re-checks its cells by identity, which is what makes this cheap
+        self.refresh()
+
+    def _index(self, key: str | None) -> int | None:
+        if key is None:
+            return None
+        try:
+            return self._keys.index(key)
+        except ValueError:
+            return None
+
+    def _update_size(self) -> None:
+        width = sum(w + 2 * PADDING for w in self.widths)
+        self.virtual_size = Size(width, len(self._keys) + 1)
+
+    def set_widths(self, widths: Sequence[int]) -> None:
+        if list(widths) != self.widths:
+            self.widths = list(widths)
+            self._strips.clear()
+            self._update_size()
+            self.refresh()
+
+    # the cursor
+
+    @property
+    def visible_rows(self) -> int:
+        return max(1, self.scrollable_content_region.height - 1)
+
+    def move_cursor(self, *, row: int, animate: bool = False, scroll: bool = True) -> None:
+        del animate
+        if not self._keys:
+            return
+        self._cursor = max(0, min(row, len(self._keys) - 1))
+        self.refresh()
+        self._after_move(scroll=scroll)
+
+    def _after_move(self, *, scroll: bool) -> None:
+        if scroll:
+            top = round(self.scroll_y)
+            if self._cursor < top:
+                self.scroll_to(y=self._cursor, animate=False, immediate=True)
+            elif self._cursor >= top + self.visible_rows:
+                self.scroll_to(y=self._cursor - self.visible_rows + 1, animate=False, immediate=True)
+        key = self.current_key
+        if key != self._highlighted:
+            self._highlighted = key
+            self.post_message(self.RowHighlighted(self, key))
+        self._announce_window()
+
+    def action_cursor_down(self) -> None:
+        self.move_cursor(row=self._cursor + 1)
+
+    def action_cursor_up(self) -> None:
+        self.move_cursor(row=self._cursor - 1)
+
+    def action_page_down(self) -> None:
+        self.move_cursor(row=self._cursor + self.visible_rows)
+
+    def action_page_up(self) -> None:
+        self.move_cursor(row=self._cursor - self.visible_rows)
+
+    def action_scroll_top(self) -> None:
+        self.move_cursor(row=0)
+
+    def action_scroll_bottom(self) -> None:
+        at_end = self._cursor >= len(self._keys) - 1
+        self.move_cursor(row=len(self._keys) - 1)
+        if at_end or self._keys:
+            self.post_message(self.BottomRequested(self))
+
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        """`esc` is the table's only while something runs that it stops; else it goes to the screen."""
+        if action == "stop_loading":
+            return any(w.group in STOPPABLE and not w.is_finished for w in self.app.workers)
+        return super().check_action(action, parameters)
+
+    def action_stop_loading(self) -> None:
+        self.post_message(StopRequested())
+
+    def action_select_cursor(self) -> None:
+        key = self.current_key
+        if key is not None:
+            self.post_message(self.RowSelected(self, key))
+
+    # what is on screen
+
+    @property
+    def window(self) -> Window:
+        top = round(self.scroll_y)
+        return Window(top, min(len(self._keys), top + self.visible_rows) - 1)
+
+    def _announce_window(self) -> None:
+        window = self.window
+        if window != self._window:
+            self._window = window
+            self.post_message(self.WindowChanged(self, window))
+
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        self._announce_window()
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._announce_window()
+
+    def on_focus(self) -> None:
+        self.refresh()
+
+    def on_blur(self) -> None:
+        self.refresh()
+
+    # mouse
+
+    def on_click(self, event: events.Click) -> None:
+        offset = event.get_content_offset(self)
+        if offset is None:
+            return
+        if offset.y == 0:
+            column = self._column_at(offset.x + round(self.scroll_x))
+            if column is not None:
+                self.post_message(self.HeaderSelected(self, column))
+            return
+        row = round(self.scroll_y) + offset.y - 1
+        if not 0 <= row < len(self._keys):
+            return
+        again = row == self._cursor
+        self.move_cursor(row=row)
+        if again or event.chain > 1:
+            self.action_select_cursor()
+
+    def _column_at(self, x: int) -> str | None:
+        edge = 0
+        for column, width in zip(self.columns_spec, self.widths, strict=True):
+            edge += width + 2 * PADDING
+            if x < edge:
+                return column.key
+        return None
+
+    # rendering
+
+    def _style(self, name: str) -> Style:
+        return self.get_component_rich_style(name, partial=True)
+
+    def _header_text(self) -> Text:
+        line = Text(no_wrap=True, end="")
+        for column, width in zip(self.columns_spec, self.widths, strict=True):
+            label = column.label
+            if self.sorted_by is not None and self.sorted_by[0] == column.key:
+                label = f"{label}{'▼' if self.sorted_by[1] else '▲'}"
+            piece = Text(label)
+            piece.truncate(width, overflow="ellipsis", pad=True)
+            line.append(" " * PADDING)
+            line.append_text(piece)
+            line.append(" " * PADDING)
+        return line
+
+    def _row_text(self, cells: Cells | None) -> Text:
+        line = Text(no_wrap=True, end="")
+        if cells is None:
+            line.append(" " * PADDING + PLACEHOLDER, self._style("virtual-table--placeholder"))
+            return line
+        for cell, width in zip(cells, self.widths, strict=False):
+            piece = cell.copy()
+            piece.truncate(width, overflow="ellipsis", pad=True)
+            line.append(" " * PADDING)
+            line.append_text(piece)
+            line.append(" " * PADDING)
+        return line
+
+    def _line(self, text: Text, style: Style) -> Strip:
+        width = max(self.virtual_size.width, self.scrollable_content_region.width)
+        segments = list(Segment.apply_style(text.render(self.app.console), style))
+        return Strip(segments).adjust_cell_length(width, style)
+
+    def render_line(self, y: int) -> Strip:
+        width = self.scrollable_content_region.width
+        scroll_x = round(self.scroll_x)
+        base = self.rich_style
+        if y == 0:
+            style = base + self._style("virtual-table--header")
+            cache_key: tuple[object, ...] = ("header", self.sorted_by, style, tuple(self.widths))
+            cached = self._strips.get(cache_key)
+            strip = cached[1] if cached is not None else self._line(self._header_text(), style)
+            self._remember(cache_key, None, strip)
+            return strip.crop(scroll_x, scroll_x + width)
+        row = round(self.scroll_y) + y - 1
+        if row >= len(self._keys):
+            return Strip.blank(width, base)
+        key = self._keys[row]
+        cells = self._source(key)
+        style = base
+        if self.zebra_stripes:
+            style += self._style("virtual-table--odd-row" if row % 2 else "virtual-table--even-row")
+        cursor = row == self._cursor
+        if cursor:
+            style += self._style("virtual-table--cursor")
+        cache_key = (key, style, tuple(self.widths))
+        cached = self._strips.get(cache_key)
+        if cached is not None and _same_cells(cached[0], cells):
+            strip = cached[1]
+        else:
+            strip = self._line(self._row_text(cells), style)
+            if cursor:
+                # the cursor's colours win over a cell's own, as in DataTable
+                cursor_style = self._style("virtual-table--cursor")
+                strip = Strip(Segment.apply_style(strip, post_style=cursor_style), strip.cell_length)
+            self._remember(cache_key, cells, strip)
+        return strip.crop(scroll_x, scroll_x + width)
+
+    def _remember(self, key: tuple[object, ...], cells: Cells | None, strip: Strip) -> None:
+        if len(self._strips) >= STRIP_CACHE:
+            self._strips.clear()
+        self._strips[key] = (cells, strip)
+
+    def notify_style_update(self) -> None:
+        super().notify_style_update()
+        self._strips.clear()
+
+
+def _same_cells(before: Cells | None, after: Cells | None) -> bool:
+    if before is None or after is None:
+        return before is after
+    return len(before) == len(after) and all(a is b for a, b in zip(before, after, strict=True))

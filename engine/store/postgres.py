@@ -1,0 +1,711 @@
+"""PostgreSQL persistence (psycopg 3, async, with a bounded pool): several servers on one database.
+
+The tables are SQLite's (`migrations`), so every query below is SQLite's with `%s` for `?`. What one
+process's lock guarantees on SQLite, row locks guarantee here, across processes: a write reads the run
+it changes with `SELECT ... FOR UPDATE` (READ COMMITTED), so two servers changing one run take turns
+and the second sees the first's commit; a duplicate key (a `requestId` recorded meanwhile, a version
+published meanwhile), a serialization failure or a deadlock rolls the transaction back as `Conflict`,
+and the caller runs it again from the start. A lost or slow database is `StoreUnavailable` (the
+caller answers `retry`), never a traceback. Every committed change publishes the ids of the runs it
+touched on a LISTEN/NOTIFY channel (`listen`), so other servers wake at once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import random
+import secrets
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from contextlib import asynccontextmanager, suppress
+from datetime import UTC, datetime, timedelta
+from typing import Any, TypeVar
+
+import psycopg
+from psycopg import AsyncConnection, errors, sql
+from psycopg_pool import AsyncConnectionPool
+
+from engine.store import postgres_outbox, runlog
+from engine.store.base import (
+    AgentWorkRow,
+    AttemptResult,
+    Conflict,
+    Delivery,
+    DerivedRows,
+    FileRecord,
+    LogEntry,
+    PersonWorkRow,
+    RequestRecord,
+    RunRow,
+    StoreCounts,
+    StoreUnavailable,
+    VersionRecord,
+)
+from engine.store.migrations import pending
+from engine.store.state import Notification, Run, parse_stamp, stamp
+from engine.store.urls import redacted
+
+log = logging.getLogger("engine.store")
+
+T = TypeVar("T")
+Conn = AsyncConnection[tuple[Any, ...]]
+
+SERVER_TIME = "server_time"
+"""Each server records the time it issued under `server_time/<its id>`: no row two servers fight over."""
+WRITE_ATTEMPTS = 8
+"""How often `write` runs a request that keeps losing races before it gives up with `Conflict`."""
+CLOCK = "clock"
+LIVE_CLOCK_SECONDS = 5.0
+"""A server's clock row refreshed longer ago than this (wall time) is a stopped server's."""
+READ_CONNECTIONS = 2
+"""Connections of the pool that writes leave to reads (see `PostgresStore._writes`)."""
+NOTIFY_BYTES = 7900
+"""A NOTIFY payload is below 8000 bytes; a change touching more runs than fit says `*` (everything)."""
+
+
+def _unavailable(exc: BaseException) -> StoreUnavailable:
+    # libpq's messages name host and port, never the password; the first line is enough for a log.
+    first = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+    return StoreUnavailable(f"the database is unavailable: {first}")
+
+
+@asynccontextmanager
+async def _mapped() -> AsyncIterator[None]:
+    """Database errors as the engine sees them: Conflict (run it again) or StoreUnavailable (retry later)."""
+    try:
+        yield
+    except (errors.TransactionRollback, errors.UniqueViolation, errors.LockNotAvailable) as exc:
+        raise Conflict(str(exc).strip().splitlines()[0] if str(exc).strip() else "conflict") from None
+    except (psycopg.OperationalError, psycopg.InterfaceError) as exc:
+        raise _unavailable(exc) from None
+
+
+class PostgresStore:
+    def __init__(self, pool: AsyncConnectionPool[Conn], url: str, schema: str, pool_size: int) -> None:
+        self._pool = pool
+        self._writes = asyncio.Semaphore(max(1, pool_size - READ_CONNECTIONS))
+        """A write may read through the pool while it holds its own connection (and a run's row lock):
+        writes never take the connections kept for reads, so that read always gets one."""
+        self._url = url
+        self.schema = schema
+        self.channel = f"apc_changes.{schema}"
+        """The NOTIFY channel: one per schema, so organizations sharing a database do not wake each other."""
+        self.server_id = secrets.token_hex(6)
+
+    @classmethod
+    async def open(
+        cls,
+        url: str,
+        *,
+        migrate: bool = True,
+        pool_size: int = 10,
+        statement_timeout_ms: int = 30_000,
+        connect_timeout: float = 10.0,
+    ) -> PostgresStore:
+        """A pool of at most `pool_size` connections to `url`, its schema migrated to this version
+        (SchemaError without `migrate` if it is behind); StoreUnavailable if it cannot be reached."""
+
+        pool_size = max(pool_size, READ_CONNECTIONS + 1)
+
+        async def configure(conn: Conn) -> None:
+            await conn.execute(
+                sql.SQL("SET statement_timeout = {}").format(sql.Literal(statement_timeout_ms))
+            )
+
+        pool: AsyncConnectionPool[Conn] = AsyncConnectionPool(
+            url,
+            min_size=1,
+            max_size=pool_size,
+            kwargs={"autocommit": True},
+            configure=configure,
+            timeout=connect_timeout,
+            open=False,
+            name="apc",
+        )
+        # One connection first, outside the pool: a database that is not there fails at once (the
+        # pool would keep trying until its timeout), and it migrates before the pool serves anything.
+        async with _mapped():
+            async with await psycopg.AsyncConnection.connect(
+                url, autocommit=True, connect_timeout=max(1, round(connect_timeout))
+            ) as first:
+                row = await (await first.execute("SELECT current_schema()")).fetchone()
+                schema = str(row[0]) if row is not None and row[0] is not None else "public"
+                await _migrate(first, migrate=migrate, where=f"the database {redacted(url)}")
+            try:
+                await pool.open(wait=True, timeout=connect_timeout)
+            except BaseException:
+                await pool.close()
+                raise
+        return cls(pool, url, schema, pool_size)
+
+    @property
+    def read_only(self) -> bool:
+        return False
+
+    async def close(self) -> None:
+        await self._pool.close()
+
+    @asynccontextmanager
+    async def _conn(self) -> AsyncIterator[Conn]:
+        async with _mapped(), self._pool.connection() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def connection(self) -> AsyncIterator[Conn]:
+        """A pooled connection of its own (autocommit), for bulk work such as `apc db copy`."""
+        async with self._conn() as conn:
+            yield conn
+
+    @asynccontextmanager
+    async def transaction(self) -> AsyncIterator[PostgresTransaction]:
+        async with self._writes, self._conn() as conn, conn.transaction():
+            tx = PostgresTransaction(conn, self.server_id)
+            yield tx
+            if tx.changed:
+                payload = f"{self.server_id}:{_payload(tx.changed)}"
+                await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+
+    async def write(self, fn: Callable[[PostgresTransaction], Awaitable[T]]) -> T:
+        for attempt in range(1, WRITE_ATTEMPTS + 1):
+            try:
+                async with self.transaction() as tx:
+                    return await fn(tx)
+            except Conflict:
+                if attempt == WRITE_ATTEMPTS:
+                    raise
+                await asyncio.sleep(random.uniform(0, 0.005 * attempt))
+        raise AssertionError("unreachable")
+
+    async def listen(self, on_change: Callable[[list[str]], None], stop: asyncio.Event) -> None:
+        """Call `on_change(run ids)` for every change another server commits (`["*"]`: any run; also
+        when the listening connection was made again after a loss) until `stop` is set."""
+        while not stop.is_set():
+            try:
+                conn = await psycopg.AsyncConnection.connect(self._url, autocommit=True)
+            except psycopg.OperationalError as exc:
+                log.warning("cannot listen for changes: %s", _unavailable(exc))
+                await _sleep_or_stop(stop, 1.0)
+                continue
+            try:
+                await conn.execute(sql.SQL("LISTEN {}").format(sql.Identifier(self.channel)))
+                on_change(["*"])
+                gen = conn.notifies()
+                waiter = asyncio.ensure_future(stop.wait())
+                try:
+                    while not stop.is_set():
+                        nxt = asyncio.ensure_future(anext(gen))
+                        done, _ = await asyncio.wait({nxt, waiter}, return_when=asyncio.FIRST_COMPLETED)
+                        if nxt not in done:
+                            nxt.cancel()
+                            break
+                        sender, _, runs = nxt.result().payload.partition(":")
+                        if sender != self.server_id:  # this server knows its own changes
+                            on_change(runs.split(","))
+                finally:
+                    waiter.cancel()
+            except psycopg.OperationalError as exc:
+                log.warning("lost the change listener: %s", _unavailable(exc))
+                await _sleep_or_stop(stop, 0.5)
+            finally:
+                await conn.close()
+
+    async def share_clock(self, at: datetime, speed: float) -> datetime | None:
+        # Each server keeps a row of its own (`clock/<id>`: its time, the wall time it was read at, its
+        # speed); a peer's time now is its time plus the wall time since, times its speed. Rows not
+        # refreshed lately belong to servers that stopped, and are ignored.
+        wall = datetime.now(UTC)
+        mine = json.dumps({"at": stamp(at), "wall": stamp(wall), "speed": speed})
+        async with self._conn() as conn:
+            await conn.execute(
+                "INSERT INTO meta (key, value) VALUES (%s, %s) "
+                "ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+                (f"{CLOCK}/{self.server_id}", mine),
+            )
+            cur = await conn.execute(
+                "SELECT value FROM meta WHERE key LIKE %s AND key <> %s",
+                (CLOCK + "/%", f"{CLOCK}/{self.server_id}"),
+            )
+            rows = await cur.fetchall()
+        latest: datetime | None = None
+        for (value,) in rows:
+            peer = json.loads(value)
+            since = (wall - parse_stamp(peer["wall"])).total_seconds()
+            if peer["speed"] != speed or not 0 <= since <= LIVE_CLOCK_SECONDS:
+                continue
+            shows = parse_stamp(peer["at"]) + timedelta(seconds=since * speed)
+            latest = shows if latest is None or shows > latest else latest
+        return latest
+
+    async def _one(self, query: str, *args: Any) -> Any:
+        async with self._conn() as conn:
+            return await (await conn.execute(query, args)).fetchone()
+
+    async def _all(self, query: str, *args: Any) -> list[Any]:
+        async with self._conn() as conn:
+            return list(await (await conn.execute(query, args)).fetchall())
+
+    async def get_meta(self, key: str) -> str | None:
+        row = await self._one("SELECT value FROM meta WHERE key = %s", key)
+        return None if row is None else str(row[0])
+
+    async def server_time(self) -> str | None:
+        row = await self._one(
+            "SELECT MAX(value) FROM meta WHERE key = %s OR key LIKE %s", SERVER_TIME, SERVER_TIME + "/%"
+        )
+        return None if row is None or row[0] is None else str(row[0])
+
+    async def get_run(self, run_id: str) -> Run | None:
+        row = await self._one("SELECT doc FROM runs WHERE id = %s", run_id)
+        return None if row is None else Run.from_json(row[0])
+
+    async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
+        rows = await self._all(
+            'SELECT seq, at, kind, "by", step_id, note, count, detail FROM run_log '
+            "WHERE run_id = %s AND seq > %s ORDER BY seq LIMIT %s",
+            run_id,
+            after_seq,
+            limit,
+        )
+        return [LogEntry(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7])) for r in rows]
+
+    async def get_runs(self, run_ids: list[str]) -> dict[str, Run]:
+        if not run_ids:
+            return {}
+        rows = await self._all("SELECT id, doc FROM runs WHERE id = ANY(%s)", run_ids)
+        return {row[0]: Run.from_json(row[1]) for row in rows}
+
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
+        row = await self._one("SELECT run_id, step_id FROM tokens WHERE token_hash = %s", token_hash)
+        return None if row is None else (row[0], row[1])
+
+    async def get_request(self, request_id: str) -> RequestRecord | None:
+        row = await self._one(
+            "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = %s",
+            request_id,
+        )
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+
+    async def latest_version(self, name: str) -> VersionRecord | None:
+        async with self._conn() as conn:
+            return await _latest(conn, name)
+
+    async def get_version(self, name: str, version: int) -> VersionRecord | None:
+        row = await self._one(
+            f"SELECT {_VERSION_COLS} FROM versions WHERE name = %s AND version = %s", name, version
+        )
+        return None if row is None else _version(row)
+
+    async def list_latest_versions(self, after: str | None, limit: int) -> list[VersionRecord]:
+        rows = await self._all(
+            f"SELECT {_VERSION_COLS} FROM versions v WHERE name > %s AND version = "
+            "(SELECT MAX(version) FROM versions WHERE name = v.name) ORDER BY name LIMIT %s",
+            after or "",
+            limit,
+        )
+        return [_version(r) for r in rows]
+
+    async def get_file(self, file_id: str) -> FileRecord | None:
+        row = await self._one(
+            "SELECT id, sha256, bytes, file_name, content_type, uploaded_by, uploaded_at FROM files "
+            "WHERE id = %s",
+            file_id,
+        )
+        return None if row is None else FileRecord(*row)
+
+    async def list_runs(
+        self,
+        process: str | None,
+        state: str | None,
+        inputs: list[tuple[str, str]],
+        before_seq: int | None,
+        limit: int,
+    ) -> list[RunRow]:
+        bound = before_seq if before_seq is not None else 2**62
+        cols = "r.id, r.process, r.version, r.state, r.outcome, r.started_at, r.updated_at, r.inputs, r.seq"
+        where: list[str] = []
+        args: list[Any] = []
+        if inputs:
+            (name, value), rest = inputs[0], inputs[1:]
+            source = "run_inputs i JOIN runs r ON r.seq = i.run_seq"
+            where += ["i.name = %s", "i.value = %s", "i.run_seq < %s"]
+            args += [name, value, bound]
+            order = "i.run_seq DESC"
+        else:
+            rest, source, order = [], "runs r", "r.seq DESC"
+            where.append("r.seq < %s")
+            args.append(bound)
+        if process is not None:
+            where.append("r.process = %s")
+            args.append(process)
+        if state is not None:
+            where.append("r.state = %s")
+            args.append(state)
+        for name, value in rest:
+            where.append(
+                "EXISTS (SELECT 1 FROM run_inputs x WHERE x.name = %s AND x.value = %s AND x.run_seq = r.seq)"
+            )
+            args.extend((name, value))
+        rows = await self._all(
+            f"SELECT {cols} FROM {source} WHERE {' AND '.join(where)} ORDER BY {order} LIMIT %s", *args, limit
+        )
+        return [RunRow(r[0], r[1], r[2], r[3], r[4], r[5], r[6], json.loads(r[7]), r[8]) for r in rows]
+
+    async def agent_work(
+        self, now: str, process: str | None, after: tuple[str, int, int] | None, limit: int
+    ) -> list[AgentWorkRow]:
+        where: list[str] = ["available_at <= %s"]
+        args: list[Any] = [now]
+        if process is not None:
+            where.append("process = %s")
+            args.append(process)
+        if after is not None:
+            where.append("(available_at, run_seq, step_index) > (%s, %s, %s)")
+            args.extend(after)
+        rows = await self._all(
+            "SELECT run_id, step_id, available_at, run_seq, step_index FROM ready_agent_steps "
+            f"WHERE {' AND '.join(where)} ORDER BY available_at, run_seq, step_index LIMIT %s",
+            *args,
+            limit,
+        )
+        return [AgentWorkRow(*r) for r in rows]
+
+    async def person_work(
+        self,
+        person: str,
+        groups: list[str],
+        process: str | None,
+        after: tuple[str, int, int] | None,
+        limit: int,
+    ) -> list[PersonWorkRow]:
+        legs: list[str] = []
+        args: list[Any] = []
+        for n, (kind, who) in enumerate([("person", person), *(("group", g) for g in groups)]):
+            leg = (
+                "SELECT id, run_id, created_at, run_seq, item_seq FROM work_items "
+                "WHERE assignee_kind = %s AND assignee = %s"
+            )
+            args.extend((kind, who))
+            if process is not None:
+                leg += " AND process = %s"
+                args.append(process)
+            if after is not None:
+                leg += " AND (created_at, run_seq, item_seq) > (%s, %s, %s)"
+                args.extend(after)
+            legs.append(
+                f"SELECT * FROM ({leg} ORDER BY created_at, run_seq, item_seq LIMIT {int(limit)}) AS leg{n}"
+            )
+        rows = await self._all(
+            f"SELECT DISTINCT * FROM ({' UNION ALL '.join(legs)}) AS legs ORDER BY 3, 4, 5 LIMIT %s",
+            *args,
+            limit,
+        )
+        return [PersonWorkRow(*r) for r in rows]
+
+    async def due_runs(self, now: str) -> list[str]:
+        # Earliest timer first; runs with timers due at one instant in the order they were started.
+        # SKIP LOCKED leaves out the runs another server's write holds right now (it may be applying
+        # them): no server queues up behind another. Each run is applied once whatever this returns,
+        # since the write re-reads it under its row lock and applies only what is still due.
+        rows = await self._all(
+            "SELECT r.id FROM runs r JOIN (SELECT run_id, MIN(at) AS first FROM timers WHERE at <= %s "
+            "GROUP BY run_id) d ON d.run_id = r.id ORDER BY d.first, r.seq FOR UPDATE OF r SKIP LOCKED",
+            now,
+        )
+        return [r[0] for r in rows]
+
+    async def notifications(self, run_id: str | None = None) -> list[Notification]:
+        async with self._conn() as conn:
+            return await postgres_outbox.notifications(conn, run_id)
+
+    async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
+        async with self._conn() as conn:
+            return await postgres_outbox.deliveries(conn, run_id)
+
+    async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
+        async with self._conn() as conn:
+            return await postgres_outbox.claim(conn, owner, now, lease_until, limit)
+
+    async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
+        async with self._conn() as conn:
+            return await postgres_outbox.record(conn, delivery, owner, result)
+
+    async def counts(self) -> StoreCounts:
+        row = await self._one(
+            "SELECT (SELECT COUNT(*) FROM runs WHERE state IN ('active', 'waiting')),"
+            " (SELECT COUNT(*) FROM work_items),"
+            " (SELECT COUNT(*) FROM overdue_steps),"
+            " (SELECT COUNT(*) FROM deliveries WHERE state = 'pending')"
+        )
+        return StoreCounts(*row)
+
+
+class PostgresTransaction:
+    def __init__(self, conn: Conn, server_id: str) -> None:
+        self._c = conn
+        self._server_id = server_id
+        self._seq: dict[str, int] = {}
+        self.changed: set[str] = set()
+        """Ids of the runs this transaction wrote, published when it commits."""
+
+    async def _run(self, query: str, args: Sequence[Any]) -> None:
+        await self._c.execute(query, args)
+
+    async def _many(self, query: str, rows: list[tuple[Any, ...]]) -> None:
+        if rows:
+            async with self._c.cursor() as cur:
+                await cur.executemany(query, rows)
+
+    async def get_run(self, run_id: str) -> Run | None:
+        """The run, locked until this transaction ends: a second server changing it waits, then reads
+        what the first committed."""
+        cur = await self._c.execute("SELECT seq, doc FROM runs WHERE id = %s FOR UPDATE", (run_id,))
+        row = await cur.fetchone()
+        if row is None:
+            return None
+        self._seq[run_id] = row[0]
+        return Run.from_json(row[1])
+
+    async def latest_version(self, name: str) -> VersionRecord | None:
+        return await _latest(self._c, name)
+
+    async def get_request(self, request_id: str) -> RequestRecord | None:
+        """A record another server committed is seen here; one it is still writing is not (then this
+        request's own `save_request` waits for it and fails as `Conflict`, and the retry sees it)."""
+        cur = await self._c.execute(
+            "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = %s",
+            (request_id,),
+        )
+        row = await cur.fetchone()
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+
+    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
+        cur = await self._c.execute("SELECT run_id, step_id FROM tokens WHERE token_hash = %s", (token_hash,))
+        row = await cur.fetchone()
+        return None if row is None else (row[0], row[1])
+
+    async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None:
+        cur = await self._c.execute(
+            "INSERT INTO runs (id, process, version, state, outcome, started_at, updated_at, inputs, doc) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s) RETURNING seq",
+            (
+                run.id,
+                run.process,
+                run.version,
+                run.state,
+                run.outcome,
+                run.started_at,
+                run.updated_at,
+                json.dumps(run.inputs, ensure_ascii=False),
+                run.to_json(),
+            ),
+        )
+        row = await cur.fetchone()
+        assert row is not None
+        seq = self._seq[run.id] = row[0]
+        await self._many(
+            "INSERT INTO run_inputs (run_seq, name, value) VALUES (%s, %s, %s)",
+            [(seq, k, v) for k, v in input_keys],
+        )
+        self.changed.add(run.id)
+        await self._derive(run, derived, seq, DerivedRows([], [], []))
+
+    async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
+        await self._run(
+            "UPDATE runs SET state = %s, outcome = %s, updated_at = %s, doc = %s WHERE id = %s",
+            (run.state, run.outcome, run.updated_at, run.to_json(), run.id),
+        )
+        seq = self._seq.get(run.id)
+        if seq is None:
+            row = await (await self._c.execute("SELECT seq FROM runs WHERE id = %s", (run.id,))).fetchone()
+            assert row is not None, f"run {run.id} vanished inside its own transaction"
+            seq = self._seq[run.id] = row[0]
+        self.changed.add(run.id)
+        await self._derive(run, derived, seq, before)
+
+    async def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
+        """Rewrite the index rows of each table whose rows changed (all of them when `before` is unknown)."""
+        if before is None or before.agent_steps != derived.agent_steps:
+            if before is None or before.agent_steps:
+                await self._run("DELETE FROM ready_agent_steps WHERE run_id = %s", (run.id,))
+            await self._many(
+                "INSERT INTO ready_agent_steps (run_id, step_id, process, available_at, run_seq, step_index) "
+                "VALUES (%s, %s, %s, %s, %s, %s)",
+                [(run.id, sid, run.process, at, seq, idx) for sid, at, idx in derived.agent_steps],
+            )
+        if before is None or before.work_items != derived.work_items:
+            if before is None or before.work_items:
+                await self._run("DELETE FROM work_items WHERE run_id = %s", (run.id,))
+            await self._many(
+                "INSERT INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, created_at, "
+                "run_seq, item_seq) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+                [
+                    (wid, run.id, sid, run.process, kind, who, at, seq, item_seq)
+                    for wid, sid, kind, who, at, item_seq in derived.work_items
+                ],
+            )
+        if before is None or before.overdue != derived.overdue:
+            if before is None or before.overdue:
+                await self._run("DELETE FROM overdue_steps WHERE run_id = %s", (run.id,))
+            await self._many(
+                "INSERT INTO overdue_steps (run_id, step_id) VALUES (%s, %s)",
+                [(run.id, sid) for sid in derived.overdue],
+            )
+        if before is None or before.timers != derived.timers:
+            if before is None or before.timers:
+                await self._run("DELETE FROM timers WHERE run_id = %s", (run.id,))
+            await self._many(
+                "INSERT INTO timers (run_id, at, kind, step_id) VALUES (%s, %s, %s, %s)",
+                [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
+            )
+
+    async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
+        await self._run(
+            "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (%s, %s, %s)",
+            (token_hash, run_id, step_id),
+        )
+
+    async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+        # One row per statement, in order (pipelined by executemany): PostgreSQL refuses one INSERT
+        # that updates a row twice, which a repeat of an entry in the same write would be. A row
+        # whose slot an older entry holds (the ring came round) is replaced; a repeat is counted.
+        await self._many(
+            'INSERT INTO run_log AS l (run_id, slot, seq, at, kind, "by", step_id, note, count, detail) '
+            "VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s, %s) ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "count = CASE WHEN l.seq = excluded.seq THEN l.count + excluded.count ELSE excluded.count END, "
+            "at = CASE WHEN l.seq = excluded.seq THEN l.at ELSE excluded.at END, "
+            'seq = excluded.seq, kind = excluded.kind, "by" = excluded."by", step_id = excluded.step_id, '
+            "note = excluded.note, detail = excluded.detail",
+            [
+                (
+                    run_id,
+                    runlog.slot(e.seq),
+                    e.seq,
+                    e.at,
+                    e.kind,
+                    e.by,
+                    e.step_id,
+                    e.note,
+                    e.count,
+                    json.dumps(e.detail, ensure_ascii=False, allow_nan=False),
+                )
+                for e in entries
+            ],
+        )
+
+    async def save_request(self, record: RequestRecord) -> None:
+        """A requestId recorded meanwhile by another server fails here (unique key): `Conflict`, and the
+        request run again finds that record and answers with its result."""
+        await self._run(
+            "INSERT INTO requests (request_id, identity, tool, args_hash, result) VALUES (%s, %s, %s, %s, %s)",
+            (
+                record.request_id,
+                record.identity,
+                record.tool,
+                record.args_hash,
+                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
+            ),
+        )
+
+    async def insert_version(self, record: VersionRecord) -> None:
+        await self._run(
+            f"INSERT INTO versions ({_VERSION_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            (
+                record.name,
+                record.version,
+                record.content_hash,
+                record.text,
+                json.dumps(record.bindings),
+                record.published_at,
+                record.description,
+                json.dumps(record.inputs, ensure_ascii=False),
+                None if record.requires is None else json.dumps(record.requires),
+            ),
+        )
+
+    async def insert_file(self, record: FileRecord) -> None:
+        await self._run(
+            "INSERT INTO files (id, sha256, bytes, file_name, content_type, uploaded_by, uploaded_at) "
+            "VALUES (%s, %s, %s, %s, %s, %s, %s)",
+            (
+                record.id,
+                record.sha256,
+                record.bytes,
+                record.file_name,
+                record.content_type,
+                record.uploaded_by,
+                record.uploaded_at,
+            ),
+        )
+
+    async def add_notifications(
+        self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
+    ) -> None:
+        await postgres_outbox.insert(self._c, notes, deliver_to)
+
+    async def set_meta(self, key: str, value: str) -> None:
+        await self._run(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    async def delete_meta(self, key: str) -> None:
+        await self._run("DELETE FROM meta WHERE key = %s", (key,))
+
+    async def advance_clock(self, at: str) -> None:
+        await self._run(
+            "INSERT INTO meta (key, value) VALUES (%s, %s) "
+            "ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, excluded.value)",
+            (f"{SERVER_TIME}/{self._server_id}", at),
+        )
+
+
+_VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
+
+
+def _version(row: Any) -> VersionRecord:
+    return VersionRecord(
+        row[0],
+        row[1],
+        row[2],
+        row[3],
+        json.loads(row[4]),
+        row[5],
+        row[6],
+        json.loads(row[7]),
+        None if row[8] is None else json.loads(row[8]),
+    )
+
+
+async def _latest(conn: Conn, name: str) -> VersionRecord | None:
+    query = f"SELECT {_VERSION_COLS} FROM versions WHERE name = %s ORDER BY version DESC LIMIT 1"
+    row = await (await conn.execute(query, (name,))).fetchone()
+    return None if row is None else _version(row)
+
+
+def _payload(run_ids: set[str]) -> str:
+    text = ",".join(sorted(run_ids))
+    return text if len(text.encode()) <= NOTIFY_BYTES else "*"
+
+
+async def _sleep_or_stop(stop: asyncio.Event, seconds: float) -> None:
+    with suppress(TimeoutError):
+        await asyncio.wait_for(stop.wait(), timeout=seconds)
+
+
+async def _migrate(conn: Conn, *, migrate: bool, where: str) -> None:
+    """Apply the pending migrations, one transaction each, holding the schema's advisory lock so that
+    servers starting together migrate once; SchemaError on a newer schema."""
+    key = "SELECT hashtext(current_schema() || '.apc_migrations')"
+    await conn.execute(f"SELECT pg_advisory_lock(({key}))")
+    try:
+        await conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version BIGINT NOT NULL)")
+        row = await (await conn.execute("SELECT MAX(version) FROM schema_version")).fetchone()
+        current = int(row[0]) if row is not None and row[0] is not None else 0
+        for migration in pending(current, migrate=migrate, where=where):
+            async with conn.transaction():
+                for statement in migration.statements("postgres"):
+                    await conn.execute(statement)
+                await conn.execute("INSERT INTO schema_version (version) VALUES (%s)", (migration.version,))
+    finally:
+        await conn.execute(f"SELECT pg_advisory_unlock(({key}))")
