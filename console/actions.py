@@ -59,6 +59,8 @@ SCOPE_TITLES = {
     "scroll": "Timeline and map",
     "evidence": "Evidence",
     "modal": "Dialogs",
+    "decide": "Decision form",
+    "confirm": "Confirmation",
 }
 
 ACTIONS: tuple[ActionSpec, ...] = (
@@ -75,6 +77,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ),
     ActionSpec(
         "app.endpoint", "4", "show_tab('endpoint')", "Endpoint", "app", "The local MCP endpoint", show=False
+    ),
+    ActionSpec(
+        "app.activity",
+        "5",
+        "show_tab('activity')",
+        "Activity",
+        "app",
+        "Every notice of this session",
+        show=False,
     ),
     ActionSpec("app.refresh", "r", "refresh_now", "Refresh", "app", "Read everything on screen again now"),
     ActionSpec("app.pause", "p", "toggle_pause", "Pause", "app", "Pause or resume live refresh"),
@@ -228,6 +239,25 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("evidence.stop", "escape", "stop_reading", "Stop", "evidence", "Stop reading files back"),
     ActionSpec("modal.submit", "ctrl+s", "submit", "Submit", "modal", "Send the form"),
     ActionSpec("modal.close", "escape", "close", "Close", "modal", "Close without sending"),
+    ActionSpec(
+        "decide.approve", "a", "choose('approved')", "Approve", "decide", "Choose approve", show=False
+    ),
+    ActionSpec("decide.reject", "x", "choose('rejected')", "Reject", "decide", "Choose reject", show=False),
+    ActionSpec(
+        "decide.complete", "c", "choose('completed')", "Complete", "decide", "Choose complete", show=False
+    ),
+    ActionSpec(
+        "decide.return",
+        "b",
+        "choose('returned')",
+        "Return",
+        "decide",
+        "Choose return (send back)",
+        show=False,
+    ),
+    ActionSpec("decide.fail", "f", "choose('failed')", "Fail", "decide", "Choose fail", show=False),
+    ActionSpec("confirm.yes", "y", "confirm_yes", "Yes", "confirm", "Send the decision as named"),
+    ActionSpec("confirm.no", "n,escape", "confirm_no", "No", "confirm", "Back to the form, nothing sent"),
 )
 
 _BY_SCOPE_ACTION = {(spec.scope, spec.action): spec for spec in ACTIONS}

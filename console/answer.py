@@ -7,6 +7,7 @@ from typing import TypeVar
 
 from console.client.envelope import error_code, error_issues, error_message
 from console.client.wire import Envelope, Failure, RunView, SendEventResult
+from console.format import short_id
 
 T = TypeVar("T")
 
@@ -24,6 +25,12 @@ def run_state_line(view: RunView) -> str:
     current = [step["id"] for step in view["steps"] if step["state"] in CURRENT]
     where = f" at {', '.join(current)}" if current else ""
     return f"{run['id']} {state}{where}"
+
+
+def run_now_line(view: RunView) -> str:
+    """`r_7d64… now waiting at lead_approval`: what a decision left the run doing, id shortened."""
+    run = view["run"]
+    return f"{short_id(run['id'])} now" + run_state_line(view).removeprefix(run["id"])
 
 
 def event_line(result: SendEventResult) -> str:

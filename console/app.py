@@ -8,18 +8,18 @@ panes ask for (`console.messages`) with `@on`, leaving the flows that span scree
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
 from typing import TypeVar
 
 from rich.text import Text
 from textual import events, on
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
-from textual.screen import ModalScreen
+from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, TextArea
+from textual.widgets import Input, Static, TextArea
 
 from console import messages
 from console.actions import bindings
@@ -32,6 +32,7 @@ from console.documents import Documents
 from console.flows import Flows
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
+from console.notices import NoticeLog
 from console.palette import Palette
 from console.refresh import Backoff, Lists, is_retry
 from console.scoped import Permissions, Scoped
@@ -40,9 +41,6 @@ from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.widgets.live_table import STOPPABLE, StopRequested
-
-LIVE_TOAST_SECONDS = 3.0
-"""Live notices come often on a busy server; they leave quicker than answers to the operator's actions."""
 
 T = TypeVar("T")
 
@@ -83,6 +81,7 @@ class ApcApp(Scoped, App[None]):
         self.last_refresh: datetime | None = None
         self._flows: Flows | None = None
         self._timer: Timer | None = None
+        self.notices = NoticeLog()
         self._last_error = ""
         self._lists: Lists | None = None
         self._processes_read = False
@@ -133,6 +132,8 @@ class ApcApp(Scoped, App[None]):
         main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
         self.install_screen(main, name="main")
         await self.push_screen("main")
+        if self.session.activity is not None:
+            self.session.activity.listen(self._activity)
         for notice in self.session.notices:
             self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
         self._lists = Lists(self.client)
@@ -338,19 +339,48 @@ class ApcApp(Scoped, App[None]):
 
     # telling the operator
 
-    def toast(self, message: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
-        """Show a message. Live notices (new work, overdue, runs ended) are recorded but not shown over a
-        dialog: a person filling in a form should not have it covered by the stream of a busy queue."""
+    def toast(
+        self,
+        message: str,
+        *,
+        severity: SeverityLevel = "information",
+        live: bool = False,
+        group: str | None = None,
+        count: int = 1,
+    ) -> None:
+        """Tell the operator: the status line at the bottom of the screen and the activity log (5).
+        Nothing is drawn over a dialog or the help, and notices of one group close together count as
+        one. `live` is kept for callers: a refresh's notices and an action's answers show the same way."""
         self.toasts.append(message)
-        if live and isinstance(self.screen, ModalScreen):
+        self.notices.add(self.now(), message, severity=severity, group=group, count=count)
+        self.show_notices()
+
+    def _activity(self, text: str, severity: str) -> None:
+        """A line from the engine's background work: into the log, grouped by its kind of line."""
+        level: SeverityLevel = (
+            "error" if severity == "error" else "warning" if severity == "warning" else "information"
+        )
+        self.toast(text, severity=level, live=True)
+
+    def show_notices(self) -> None:
+        entry = self.notices.latest
+        if entry is None:
             return
-        self.notify(message, severity=severity, markup=False, timeout=LIVE_TOAST_SECONDS if live else None)
+        style = {"error": self.palette.error, "warning": self.palette.warning}.get(entry.severity, "")
+        line = Text(entry.line, style=style, no_wrap=True, overflow="ellipsis", end="")
+        for screen in self.screen_stack:
+            for widget in screen.query("#notice"):
+                if isinstance(widget, Static):
+                    widget.update(line)
+        if self.is_screen_installed("main"):
+            self.main.activity.show(self.notices.entries, self.palette)
 
     def report_error(self, source: str, answer: Failure) -> None:
-        message = f"{source}: {error_code(answer)}: {error_message(answer)}"
-        if message != self._last_error:
-            self._last_error = message
-            self.toast(message, severity="error")
+        """An error the refresh meets: shown once, then counted while it repeats, with a hint."""
+        entry = self.notices.error(self.now(), source, error_code(answer), error_message(answer))
+        if entry.count == 1:
+            self.toasts.append(entry.text)
+        self.show_notices()
 
     def show_answer(self, title: str, answer: Envelope[T], summary: Callable[[T], str]) -> None:
         """Success is a toast with the new state in `summary`'s words; an error opens a dialog with
@@ -375,6 +405,10 @@ class ApcApp(Scoped, App[None]):
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:
         self.flows.decide(message.entry)
+
+    @on(messages.DecideInRunRequested)
+    def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
+        self.run_worker(self.flows.decide_in_run(message.run_id, message.step_id), group="decide")
 
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
@@ -401,7 +435,13 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.Notice)
     def _notice(self, message: messages.Notice) -> None:
-        self.toast(message.text, severity=message.severity, live=message.live)
+        self.toast(
+            message.text,
+            severity=message.severity,
+            live=message.live,
+            group=message.group,
+            count=message.count,
+        )
 
     @on(messages.ViewTextRequested)
     def _view_text(self, message: messages.ViewTextRequested) -> None:
@@ -446,7 +486,31 @@ class ApcApp(Scoped, App[None]):
         self.update_status()
 
     def action_pick_theme(self) -> None:
-        self.action_change_theme()
+        """Our themes first, then Textual's; the current one marked."""
+        ours = [theme.name for theme in self.loaded_themes.themes]
+        names = ours + sorted(name for name in self.available_themes if name not in ours)
+
+        def label(name: str) -> str:
+            mark = "● " if name == self.theme else "  "
+            return (
+                f"{mark}{name}"
+                + (" (current)" if name == self.theme else "")
+                + ("" if name in ours else "  · Textual")
+            )
+
+        def chosen(name: str | None) -> None:
+            if name is not None:
+                self.theme = name
+
+        self.push_screen(ChoiceDialog("Colour theme", [(label(n), n) for n in names]), chosen)
+
+    HIDDEN_SYSTEM_COMMANDS = frozenset({"Theme", "Maximize"})
+    """Textual's own palette entries that make no sense here: `T` picks the theme, panes do not maximise."""
+
+    def get_system_commands(self, screen: Screen[object]) -> Iterable[SystemCommand]:
+        for command in super().get_system_commands(screen):
+            if command.title not in self.HIDDEN_SYSTEM_COMMANDS:
+                yield command
 
     async def action_start_run(self) -> None:
         await self.flows.choose_process()

@@ -1,4 +1,5 @@
-"""The console's own settings (theme, refresh interval), remembered in the user config folder."""
+"""The console's own settings (theme, refresh interval, whether approvals ask to confirm), remembered
+in the user config folder."""
 
 from __future__ import annotations
 
@@ -22,6 +23,8 @@ def default_config_path() -> Path:
 class ConsoleConfig:
     theme: str | None = None
     refresh_seconds: float = DEFAULT_REFRESH_SECONDS
+    confirm_approvals: bool = True
+    """False sends an approval on `ctrl+s` without the one-line confirmation; every other decision asks."""
     path: Path | None = None
     """Where it is saved; None keeps it in memory only (tests, demos)."""
 
@@ -36,8 +39,10 @@ class ConsoleConfig:
         seconds = raw.get("refresh_seconds", DEFAULT_REFRESH_SECONDS)
         if isinstance(seconds, bool) or not isinstance(seconds, int | float):
             seconds = DEFAULT_REFRESH_SECONDS
+        confirm = raw.get("confirm_approvals", True)
         return cls(
             theme=theme if isinstance(theme, str) else None,
+            confirm_approvals=confirm if isinstance(confirm, bool) else True,
             refresh_seconds=max(float(seconds), MIN_REFRESH_SECONDS),
             path=path,
         )
@@ -49,6 +54,8 @@ class ConsoleConfig:
         if self.path is None:
             return
         lines = [f"refresh_seconds = {self.refresh_seconds}"]
+        if not self.confirm_approvals:
+            lines.append("confirm_approvals = false")
         if self.theme is not None:
             lines.insert(0, f"theme = {json.dumps(self.theme)}")
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -20,6 +20,7 @@ from pathlib import Path
 
 from console.client.engine_thread import EngineThread
 from console.client.local import LocalClient
+from console.notices import ActivityFeed, route_engine_log
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from console.session import EndpointInfo, Session
 from engine.core import DB_FILE, Engine
@@ -29,6 +30,7 @@ from engine.http.app import RunningServer, bind_socket, start_server
 from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.org import OrgConfig, new_token
+from engine.store.base import AttemptResult, Delivery
 
 __all__ = [
     "NoDataFolder",
@@ -120,6 +122,16 @@ def _write_private(path: Path, text: str) -> None:
         raise
 
 
+def delivery_line(delivery: Delivery, result: AttemptResult) -> tuple[str, str]:
+    """One notification delivery attempt as a line of the activity log, and its severity."""
+    what = f"notification {delivery.notification.kind} to {delivery.target}"
+    if result.state == "delivered":
+        return f"{what}: delivered", "information"
+    if result.state == "pending":
+        return f"{what}: attempt {delivery.attempts} failed ({result.error}); retried later", "warning"
+    return f"{what}: given up after {delivery.attempts} attempts ({result.error})", "error"
+
+
 async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | None = None) -> Session:
     """Open the engine, publish the samples on first start, start the endpoint: a ready session.
 
@@ -130,7 +142,9 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     org, _ = ensure_org(data_dir, samples)
     thread = EngineThread()
     try:
-        engine, server, notices = await thread.run(_serve(data_dir, org, samples, port))
+        engine, server, notices, activity, restore_log = await thread.run(
+            _serve(data_dir, org, samples, port)
+        )
     except BaseException:
         await thread.stop()
         raise
@@ -154,7 +168,7 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
 
     async def close() -> None:
         try:
-            await thread.run(_stop(engine, server, watching))
+            await thread.run(_stop(engine, server, watching, restore_log))
         finally:
             await thread.stop()
 
@@ -168,13 +182,15 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
         close=close,
         notices=notices,
         watch=watch,
+        activity=activity,
     )
 
 
 async def _serve(
     data_dir: Path, org: OrgConfig, samples: Path, port: int | None
-) -> tuple[Engine, RunningServer, list[str]]:
-    """On the engine's loop: open the engine, publish the samples on first start, serve the endpoint."""
+) -> tuple[Engine, RunningServer, list[str], ActivityFeed, Callable[[], None]]:
+    """On the engine's loop: open the engine, publish the samples on first start, serve the endpoint;
+    its background work and its log go to the activity feed (`restore_log` undoes the latter)."""
     sock = bind_socket(HOST, port, first=FIRST_PORT)
     bound = sock.getsockname()[1]
     try:
@@ -182,7 +198,9 @@ async def _serve(
     except BaseException:
         sock.close()
         raise
-    engine.start_delivery()
+    activity = ActivityFeed()
+    engine.start_delivery(on_result=lambda d, r: activity.emit(*delivery_line(d, r)))
+    restore_log = route_engine_log(activity)
     notices: list[str] = []
     try:
         if not await engine.store.list_latest_versions(None, 1):
@@ -196,20 +214,24 @@ async def _serve(
     except BaseException:
         sock.close()
         await engine.close()
+        restore_log()
         raise
     notices.insert(
         0, f"MCP endpoint {server.url}: the agent token and a client config are in the Endpoint tab (4)."
     )
-    return engine, server, notices
+    return engine, server, notices, activity, restore_log
 
 
-async def _stop(engine: Engine, server: RunningServer, watching: list[asyncio.Event]) -> None:
+async def _stop(
+    engine: Engine, server: RunningServer, watching: list[asyncio.Event], restore_log: Callable[[], None]
+) -> None:
     for closing in watching:
         closing.set()
     try:
         await server.stop()
     finally:
         await engine.close()
+        restore_log()
 
 
 class NoDataFolder(Exception):

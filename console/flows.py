@@ -14,10 +14,10 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.answer import answer_lines, event_line, run_state_line
+from console.answer import answer_lines, event_line, run_now_line, run_state_line
 from console.client import Identity, failure
 from console.client.files import FetchedFile
-from console.client.paging import all_pages
+from console.client.paging import PAGE, all_pages
 from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import (
     CancelResult,
@@ -32,6 +32,7 @@ from console.client.wire import (
     StartRunResult,
 )
 from console.documents import Documents
+from console.format import one_line
 from console.modals.common import (
     AnswerDialog,
     ChoiceDialog,
@@ -42,9 +43,12 @@ from console.modals.common import (
 )
 from console.modals.decide import DecideDialog
 from console.modals.event import Event, EventDialog
+from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
+from console.panes.work import item_key, item_kind
 from console.screens.run import RunDetail, RunScreen
+from engine.document import load_path
 
 if TYPE_CHECKING:
     from console.app import ApcApp
@@ -60,6 +64,7 @@ class Flows:
     async def open_run(self, run_id: str) -> None:
         screen = RunScreen(run_id, self.app.permissions)
         await self.app.push_screen(screen)
+        self.app.show_notices()
         await self.load_run(screen)
 
     async def load_run(self, screen: RunScreen) -> None:
@@ -126,17 +131,56 @@ class Flows:
     # decide
 
     def decide(self, entry: PersonWorkEntry) -> None:
+        """Open the form; once decided, say what the run does now and put the queue's cursor on the
+        next item, as a mail client does."""
         app = self.app
+        after = app.main.work.key_after(item_key(entry)) if app.is_screen_installed("main") else None
+
+        async def next_item() -> None:
+            await app.reload_all()
+            if after is not None:
+                app.main.work.select(after)
 
         def decided(result: DecideResult | None) -> None:
             if result is not None:
-                app.toast(f"Decision accepted: {run_state_line(result)}")
-                app.reload_soon()
+                app.toast(f"{dialog.decision} {entry['workItem']['stepId']}: {run_now_line(result)}")
+                app.run_worker(next_item(), group="reload", exclusive=True)
 
         dialog = DecideDialog(
-            app.client, entry, app.palette, people=app.people(), check_bars=self.documents.check_bars
+            app.client,
+            entry,
+            app.palette,
+            people=app.people(),
+            check_bars=self.documents.check_bars,
+            confirm_approvals=app.config.confirm_approvals,
+            now=app.now,
         )
         app.push_screen(dialog, decided)
+
+    async def decide_in_run(self, run_id: str, step_id: str | None) -> None:
+        """Decide in this run: the caller's item at `step_id`, their only one, or ask which."""
+        app = self.app
+        work, _, error = await all_pages(lambda c: app.client.get_work(limit=PAGE, cursor=c))
+        if error is not None:
+            app.report_error("work queue", error)
+            return
+        mine = [e for e in work if "workItem" in e and e["runId"] == run_id]
+        at_step = [e for e in mine if e["workItem"]["stepId"] == step_id]
+        if len(at_step) == 1 or len(mine) == 1:
+            self.decide((at_step or mine)[0])
+        elif not mine:
+            app.toast(f"No open work item of yours in run {run_id}.", severity="warning")
+        else:
+
+            def chosen(entry: PersonWorkEntry | None) -> None:
+                if entry is not None:
+                    self.decide(entry)
+
+            choices = [
+                (f"{item_kind(e)} · {e['workItem']['stepId']} · {one_line(e['workItem']['text'], 80)}", e)
+                for e in mine
+            ]
+            app.push_screen(ChoiceDialog(f"Decide which item of run {run_id}?", choices), chosen)
 
     # cancel
 
@@ -245,23 +289,38 @@ class Flows:
         app.push_screen(ChoiceDialog("Act as which person?", choices), chosen)
 
     def publish(self) -> None:
+        """Ask for the folder, then for the group of every role (showing what it `requires`), and
+        publish only once the operator confirms (spec §7)."""
         app = self.app
 
-        async def publish(path: str | None) -> None:
+        def chosen_path(path: str | None) -> None:
             if path is None:
                 return
-            result = await app.client.publish(Path(path).expanduser())
-            if result.ok:
-                state = "published" if result.created else "unchanged, already published"
-                app.toast(f"{result.name} v{result.version}: {state}")
-                app.reload_soon()
-            else:
-                answer = failure("invalid", f"{path} was not published", list(result.issues))
-                await app.push_screen(AnswerDialog("Publish", answer))
+            source = Path(path).expanduser()
+            loaded = load_path(source)
+            if loaded.process is None:
+                answer = failure("invalid", f"{path} cannot be published", [str(i) for i in loaded.issues])
+                app.push_screen(AnswerDialog("Publish", answer))
+                return
 
-        app.push_screen(
-            PathDialog("Publish a process folder (roles bound to groups of the same name)"), publish
-        )
+            async def confirmed(bind: dict[str, str] | None) -> None:
+                if bind is not None:
+                    await self.publish_bound(source, bind)
+
+            app.push_screen(PublishDialog(source, loaded.process), confirmed)
+
+        app.push_screen(PathDialog("Publish a process folder"), chosen_path)
+
+    async def publish_bound(self, source: Path, bind: dict[str, str]) -> None:
+        app = self.app
+        result = await app.client.publish(source, bind)
+        if result.ok:
+            state = "published" if result.created else "unchanged, already published"
+            app.toast(f"{result.name} v{result.version}: {state}")
+            app.reload_soon()
+        else:
+            answer = failure("invalid", f"{source} was not published", list(result.issues))
+            await app.push_screen(AnswerDialog("Publish", answer))
 
     # evidence files
 

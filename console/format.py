@@ -128,6 +128,11 @@ def assignee(assigned: GroupAssignee | PersonAssignee | None) -> str:
     return assigned["group"] if "group" in assigned else assigned["person"]
 
 
+def short_id(run_id: str, keep: int = 6) -> str:
+    """`r_7d64…`: enough of an id to recognise it in a sentence."""
+    return run_id if len(run_id) <= keep + 1 else run_id[:keep] + "…"
+
+
 def one_line(text: object, limit: int = 200) -> str:
     flat = " ".join(str(text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

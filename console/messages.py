@@ -37,6 +37,15 @@ class DecideRequested(ConsoleMessage):
         self.entry = entry
 
 
+class DecideInRunRequested(ConsoleMessage):
+    """Decide in this run: the caller's item at `step_id`, their only one, or ask which."""
+
+    def __init__(self, run_id: str, step_id: str | None) -> None:
+        super().__init__()
+        self.run_id = run_id
+        self.step_id = step_id
+
+
 class CancelRequested(ConsoleMessage):
     """Ask for the reason, then cancel each of these runs."""
 
@@ -76,13 +85,25 @@ class RowsWanted(ConsoleMessage):
 
 
 class Notice(ConsoleMessage):
-    """Tell the operator something. `live` notices (new work, a run ended) do not cover a dialog."""
+    """Tell the operator something, on the status line and in the activity log. `live` notices come
+    from the refresh (new work, a run ended); notices of one `group` close together are counted as one
+    (`5 new work items`), `count` saying how many this one stands for."""
 
-    def __init__(self, text: str, *, severity: SeverityLevel = "information", live: bool = False) -> None:
+    def __init__(
+        self,
+        text: str,
+        *,
+        severity: SeverityLevel = "information",
+        live: bool = False,
+        group: str | None = None,
+        count: int = 1,
+    ) -> None:
         super().__init__()
         self.text = text
         self.severity: SeverityLevel = severity
         self.live = live
+        self.group = group
+        self.count = count
 
 
 class ViewTextRequested(ConsoleMessage):

@@ -11,6 +11,7 @@ from pathlib import Path
 from textual.widget import Widget
 
 from console.client import Client, Clock
+from console.notices import ActivityFeed
 from console.presenter import Presenter
 
 
@@ -52,6 +53,8 @@ class Session:
     """Shown as toasts once the console is up (what start-up published or refused)."""
     presenter: Presenter | None = None
     """The controls of a live demo, when the console shows one."""
+    activity: ActivityFeed | None = None
+    """The embedded engine's background work (deliveries, its log), for the activity log."""
     watch: Callable[[Callable[[], None]], Awaitable[None]] | None = None
     """Call back on every change another server commits to the same database, until the session
     closes (an embedded engine on PostgreSQL): the console reads again at once."""

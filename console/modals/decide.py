@@ -8,16 +8,35 @@ changed in the run data, takes the fresh snapshot, and lets the person send the 
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from datetime import UTC, datetime
+from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.containers import Vertical, VerticalScroll
-from textual.widgets import Button, Checkbox, Input, Label, RadioButton, RadioSet, Select, Static, TextArea
+from textual.binding import BindingType
+from textual.containers import Horizontal, Vertical, VerticalScroll
+from textual.message import Message
+from textual.widget import Widget
+from textual.widgets import (
+    Button,
+    Checkbox,
+    Input,
+    Label,
+    OptionList,
+    RadioButton,
+    RadioSet,
+    Select,
+    Static,
+    TextArea,
+)
+from textual.widgets.option_list import Option
 
+from console.actions import bindings
 from console.answer import error_lines
 from console.client import Client
 from console.client.envelope import error_code
+from console.client.files import FetchedFile
 from console.client.wire import (
     DecideArguments,
     DecideResult,
@@ -29,11 +48,16 @@ from console.client.wire import (
     WorkItem,
 )
 from console.diff import run_data_changes
+from console.format import short_id
+from console.messages import CopyRequested, ViewTextRequested
 from console.modals.common import Dialog
+from console.modals.decide_context import context_lines, evidence_of
 from console.modals.evidence import EvidenceEditor
 from console.modals.fields import FieldsForm, declared_fields
 from console.palette import Palette
-from console.render import BarOf, to_text, work_item_lines
+from console.render import BarOf, to_text
+from console.scoped import Scoped
+from console.widgets.toggles import GlyphCheckbox, GlyphRadioButton
 
 CheckBars = Callable[[str, int], Awaitable[Callable[[str], BarOf]]]
 """Process name and version to, per step, each verdict question's bar (`Documents.check_bars`)."""
@@ -52,8 +76,45 @@ def find_item(view: RunView, item_id: str) -> WorkItem | None:
     return next((item for item in view["workItems"] if item["id"] == item_id), None)
 
 
+KEYS = {"approved": "a", "rejected": "x", "completed": "c", "returned": "b", "failed": "f"}
+"""The key that picks each decision in the form (the registry's `decide` scope binds the same)."""
+
+
+def confirmation(decision: Decision, entry: PersonWorkEntry) -> str:
+    """`Approve lead_approval on r_7d64… (customer-refund)? y/n`"""
+    step = entry["workItem"]["stepId"]
+    return f"{VERBS[decision]} {step} on {short_id(entry['runId'])} ({entry['process']})? y/n"
+
+
+class Confirm(Scoped, Static, can_focus=True):
+    """The one-line question before a decision is sent; `y` sends, `n` or escape goes back to the form."""
+
+    SCOPE = "confirm"
+    BINDINGS = bindings("confirm")
+
+    def action_confirm_yes(self) -> None:
+        self.post_message(Confirm.Answered(True))
+
+    def action_confirm_no(self) -> None:
+        self.post_message(Confirm.Answered(False))
+
+    class Answered(Message):
+        def __init__(self, yes: bool) -> None:
+            super().__init__()
+            self.yes = yes
+
+
 class DecideDialog(Dialog[DecideResult]):
-    """Dismisses with the run as the accepted decision left it, or None when closed without a decision."""
+    """Dismisses with the run as the accepted decision left it, or None when closed without a decision.
+
+    A split view: on the left everything the decision is about (`decide_context`), on the right the
+    form. Below 120 columns the halves stack, context above. Nothing is chosen for the person: each
+    decision has its key, and `ctrl+s` asks a one-line confirmation naming what will be sent.
+    """
+
+    SCOPE = "decide"
+    BINDINGS: ClassVar[list[BindingType]] = [*bindings("modal"), *bindings("decide")]
+    HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own declaration)
 
     def __init__(
         self,
@@ -63,8 +124,11 @@ class DecideDialog(Dialog[DecideResult]):
         *,
         people: list[str],
         check_bars: CheckBars | None = None,
+        confirm_approvals: bool = True,
+        now: Callable[[], datetime] | None = None,
     ) -> None:
-        """`check_bars` finds each verdict question's threshold (the app's), shown once it is known."""
+        """`check_bars` finds each verdict question's threshold (the app's), shown once it is known;
+        `confirm_approvals` False sends an approval without the confirmation (every other decision asks)."""
         item = entry["workItem"]
         test = " · TEST RUN" if entry["mode"] == "test" else ""
         title = f"{item['kind']} · {entry['process']} v{entry['version']} · run {entry['runId']} · step {item['stepId']}{test}"
@@ -75,6 +139,11 @@ class DecideDialog(Dialog[DecideResult]):
         self.people = people
         self.baseline: RunView | None = None
         self.check_bars = check_bars
+        self.confirm_approvals = confirm_approvals
+        self.now = now or (lambda: datetime.now(UTC))
+        self.bar: BarOf | None = None
+        self.pending: DecideArguments | None = None
+        """The decision waiting for `y` on the confirmation line."""
 
     @property
     def item(self) -> WorkItem:
@@ -94,54 +163,77 @@ class DecideDialog(Dialog[DecideResult]):
         return escalation.get("candidate") if escalation is not None else None
 
     def compose_body(self) -> ComposeResult:
-        with VerticalScroll(id="decide-body"):
-            yield Static(to_text(work_item_lines(self.item, self.palette)), id="item")
-            with RadioSet(id="decision"):
-                for i, decision in enumerate(self.decisions):
-                    yield RadioButton(Text(decision), value=i == 0, id=f"decision-{decision}")
-            with Vertical(id="completed-section"):
-                if self.candidate is not None:
-                    yield Checkbox(
-                        "complete with the held candidate as it is", value=True, id="use-candidate"
-                    )
-                fields = declared_fields(self.item["output"], "output")
-                held: StepRecord = self.candidate or {}
-                yield FieldsForm(
-                    fields, "output", people=self.people, initial=held.get("output"), id="output"
+        with Horizontal(id="decide-split"):
+            with VerticalScroll(id="decide-context", can_focus=True):
+                yield Static(self._context_text(), id="context")
+                yield Label(
+                    Text("evidence files (enter opens one)", style="bold"), id="context-evidence-label"
                 )
-                if self.item["evidence"] is not None or "completed" in self.decisions:
-                    yield EvidenceEditor(self.client, self.item["evidence"], held.get("evidence"))
-                if self.routes is not None:
-                    yield Label(Text("next: choose a route", style="bold"))
-                    options = [
-                        (Text(f"{r['to']}" + (f" — {r['when']}" if r.get("when") else "")), r["to"])
-                        for r in self.routes
-                    ]
-                    chosen = held.get("next") if held.get("next") in {r["to"] for r in self.routes} else None
-                    yield Select(
-                        options, prompt="route", id="route", compact=True, value=chosen or Select.NULL
-                    )
-                    yield Input(
-                        str(held.get("reason") or ""),
-                        placeholder="reason for this route (required)",
-                        id="reason",
-                        compact=True,
-                    )
-                yield Label(Text("summary", style="bold"))
-                yield TextArea(str(held.get("summary") or ""), id="summary", soft_wrap=True)
-            with Vertical(id="note-section"):
-                yield Label(Text("note (required): the protocol records it", style="bold"))
-                yield Input(placeholder="note", id="note", compact=True)
-            yield Static("", id="problem", classes="problem")
-            yield Static("", id="changes")
+                yield OptionList(id="context-evidence", compact=True)
+            with VerticalScroll(id="decide-body"):
+                yield Label(Text("decision (press its key)", style="bold"))
+                with RadioSet(id="decision"):
+                    for decision in self.decisions:
+                        label = f"{KEYS[decision]} {decision}"
+                        yield GlyphRadioButton(Text(label), value=False, id=f"decision-{decision}")
+                yield from self._compose_form()
+        yield Confirm("", id="confirm")
+
+    def _compose_form(self) -> ComposeResult:
+        with Vertical(id="completed-section"):
+            if self.candidate is not None:
+                yield GlyphCheckbox(
+                    "complete with the held candidate as it is", value=True, id="use-candidate"
+                )
+            fields = declared_fields(self.item["output"], "output")
+            held: StepRecord = self.candidate or {}
+            yield FieldsForm(fields, "output", people=self.people, initial=held.get("output"), id="output")
+            if self.item["evidence"] is not None or "completed" in self.decisions:
+                yield EvidenceEditor(self.client, self.item["evidence"], held.get("evidence"))
+            if self.routes is not None:
+                yield Label(Text("next: choose a route", style="bold"))
+                options = [
+                    (Text(f"{r['to']}" + (f" — {r['when']}" if r.get("when") else "")), r["to"])
+                    for r in self.routes
+                ]
+                chosen = held.get("next") if held.get("next") in {r["to"] for r in self.routes} else None
+                yield Select(options, prompt="route", id="route", compact=True, value=chosen or Select.NULL)
+                yield Input(
+                    str(held.get("reason") or ""),
+                    placeholder="reason for this route (required)",
+                    id="reason",
+                    compact=True,
+                )
+            yield Label(Text("summary", style="bold"))
+            yield TextArea(str(held.get("summary") or ""), id="summary", soft_wrap=True)
+        with Vertical(id="note-section"):
+            yield Label(Text("note (required): the protocol records it", style="bold"))
+            yield TextArea(id="note", soft_wrap=True, placeholder="note")
+        yield Static("", id="problem", classes="problem")
+        yield Static("", id="changes")
 
     def compose_buttons(self) -> ComposeResult:
         yield Button("Send", id="submit", variant="primary", compact=True)
         yield Button("Re-read", id="reread", classes="hidden", compact=True)
         yield Button("Close", id="close", compact=True)
 
+    def _context_text(self) -> Text:
+        return to_text(context_lines(self.entry, self.baseline, self.now(), self.palette, self.bar))
+
+    def _show_context(self) -> None:
+        self.query_one("#context", Static).update(self._context_text())
+        found = evidence_of(self.entry, self.baseline)
+        options = self.query_one("#context-evidence", OptionList)
+        options.clear_options()
+        options.add_options([Option(Text(label), id=str(i)) for i, (label, _) in enumerate(found)])
+        options.display = bool(found)
+        self.query_one("#context-evidence-label").display = bool(found)
+
     def on_mount(self) -> None:
         self._sync_sections()
+        self._show_context()
+        self.query_one("#confirm").display = False
+        self.query_one("#decision", RadioSet).focus()
         self.run_worker(self._load_baseline(), group="baseline")
 
     async def _load_baseline(self) -> None:
@@ -152,10 +244,29 @@ class DecideDialog(Dialog[DecideResult]):
         checked = (escalation is not None and "check" in escalation) or (
             handoff is not None and "check" in handoff
         )
-        if self.check_bars is not None and checked:
+        if self.check_bars is not None and (checked or self.baseline is not None):
             bars = await self.check_bars(self.entry["process"], int(self.entry["version"]))
-            lines = work_item_lines(self.item, self.palette, bars(self.item["stepId"]))
-            self.query_one("#item", Static).update(to_text(lines))
+            self.bar = bars(self.item["stepId"])
+        self._show_context()
+
+    @on(OptionList.OptionSelected, "#context-evidence")
+    async def _open_evidence(self, event: OptionList.OptionSelected) -> None:
+        event.stop()
+        label, item = evidence_of(self.entry, self.baseline)[int(event.option_id or 0)]
+        url = item.get("url")
+        if item["kind"] != "file" or not url:
+            self.post_message(CopyRequested(url or item["ref"]))
+            return
+        fetched = await self.client.fetch_file(url)
+        if not isinstance(fetched, FetchedFile):
+            self._problem([f"{label}: could not be read", *error_lines(fetched)], self.palette.error)
+            return
+        try:
+            text = fetched.content.decode("utf-8")
+        except UnicodeDecodeError:
+            self._problem([f"{label}: not text; save it from the run's Evidence tab"], self.palette.warning)
+            return
+        self.post_message(ViewTextRequested(f"{fetched.file_name or item['ref']} · {label}", text))
 
     @property
     def decision(self) -> Decision | None:
@@ -163,6 +274,30 @@ class DecideDialog(Dialog[DecideResult]):
         if pressed is None:
             return None
         return next((d for d in self.decisions if f"decision-{d}" == pressed.id), None)
+
+    def action_choose(self, decision: str) -> None:
+        """Pick a decision by its key, then go to the first field it needs."""
+        if decision not in self.decisions:
+            return
+        self.query_one(f"#decision-{decision}", RadioButton).value = True
+        target = self.first_needed(decision)
+        if target is not None:
+            self.call_after_refresh(target.focus)  # shown only now: focusable after the next layout
+
+    def first_needed(self, decision: str) -> Widget | None:
+        """The first field this decision still needs filled in, or None when nothing is missing."""
+        if decision in NOTE_DECISIONS:
+            note = self.query_one("#note", TextArea)
+            return note if not note.text.strip() else None
+        if decision != "completed":
+            return None
+        if self.candidate is not None and self.query_one("#use-candidate", GlyphCheckbox).value:
+            return None
+        return self.query_one("#output", FieldsForm).first_empty() or (
+            self.query_one("#route", Select)
+            if self.routes and self.query_one("#route", Select).value is Select.NULL
+            else None
+        )
 
     @on(RadioSet.Changed, "#decision")
     @on(Checkbox.Changed, "#use-candidate")
@@ -176,11 +311,16 @@ class DecideDialog(Dialog[DecideResult]):
                 if part.id != "use-candidate":
                     part.display = own
         verb = VERBS.get(decision or "", "Send")
-        target = f"{verb} {self.item['stepId']} on {self.entry['runId']}"
+        target = (
+            f"{verb} {self.item['stepId']} on {short_id(self.entry['runId'])}"
+            if decision
+            else "Send (choose a decision)"
+        )
         self.query_one("#submit", Button).label = Text(target)
         self.query_one("#submit", Button).variant = (
             "error" if decision in ("rejected", "failed") else "primary"
         )
+        self._cancel_confirmation()
 
     def _problem(self, lines: list[str], style: str = "") -> None:
         self.query_one("#problem", Static).update(Text("\n".join(lines), style=style))
@@ -200,7 +340,7 @@ class DecideDialog(Dialog[DecideResult]):
         }
         issues: list[str] = []
         if decision in NOTE_DECISIONS:
-            note = self.query_one("#note", Input).value.strip()
+            note = self.query_one("#note", TextArea).text.strip()
             if not note:
                 issues.append("note: required")
             arguments["note"] = note
@@ -234,10 +374,39 @@ class DecideDialog(Dialog[DecideResult]):
         return issues
 
     async def action_submit(self) -> None:
+        """Check locally, then ask the one-line confirmation (or send an approval straight away when
+        the setting says so)."""
         arguments, issues = self.arguments()
         if arguments is None or issues:
             self._problem(["Not sent; fix these first:", *issues], self.palette.error)
             return
+        self._problem([])
+        decision = arguments["decision"]
+        if decision == "approved" and not self.confirm_approvals:
+            await self.send(arguments)
+            return
+        self.pending = arguments
+        confirm = self.query_one("#confirm", Confirm)
+        confirm.update(Text(confirmation(decision, self.entry), style="bold"))
+        confirm.display = True
+        confirm.focus()
+
+    def _cancel_confirmation(self) -> None:
+        self.pending = None
+        if self.is_mounted:
+            self.query("#confirm").set(display=False)
+
+    @on(Confirm.Answered)
+    async def _answered(self, event: Confirm.Answered) -> None:
+        event.stop()
+        arguments = self.pending
+        self._cancel_confirmation()
+        if event.yes and arguments is not None:
+            await self.send(arguments)
+        else:
+            self.query_one("#decision", RadioSet).focus()
+
+    async def send(self, arguments: DecideArguments) -> None:
         button = self.query_one("#submit", Button)
         button.disabled = True
         try:

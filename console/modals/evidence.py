@@ -59,6 +59,15 @@ class EvidenceEditor(Vertical):
             event.stop()
             self.add_link(self.query_one("#evidence-link", Input).value.strip())
 
+    async def on_input_submitted(self, event: Input.Submitted) -> None:
+        """Enter in the link field adds the link; in the path field it attaches the file."""
+        if event.input.id == "evidence-link":
+            event.stop()
+            self.add_link(event.value.strip())
+        elif event.input.id == "evidence-path":
+            event.stop()
+            await self.attach(event.value.strip())
+
     def _problem(self, lines: list[str]) -> None:
         self.query_one("#evidence-problem", Static).update(Text("\n".join(lines)))
 

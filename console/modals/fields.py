@@ -14,12 +14,15 @@ from collections.abc import Mapping, Sequence
 from typing import Literal
 
 from rich.text import Text
+from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.suggester import SuggestFromList
-from textual.widgets import Input, Label, Select, Static, Switch, TextArea
+from textual.widget import Widget
+from textual.widgets import Checkbox, Input, Label, Select, Static, TextArea
 
 from console.client.wire import FieldSpec, FieldType, Json
+from console.widgets.toggles import GlyphCheckbox
 from engine.document.fields import check_values, parse_fields, show
 from engine.document.model import Field, Issue
 
@@ -41,6 +44,36 @@ PLACEHOLDERS = {
     "datetime": "YYYY-MM-DDTHH:MM:SSZ",
     "person": "email address",
 }
+
+
+EXAMPLES: dict[str, Json] = {
+    "string": "text",
+    "number": 0,
+    "boolean": False,
+    "date": "2026-01-31",
+    "datetime": "2026-01-31T09:00:00Z",
+    "person": "name@example.com",
+    "object": {},
+}
+THOUSANDS = re.compile(r"[+-]?\d{1,3}([,_ ']\d{3})+(\.\d+)?")
+"""`1,200` or `1 200`: a number written with separators, which JSON (and so the protocol) does not read."""
+
+
+def template(field: Field) -> str:
+    """The shape a list or object field takes, as JSON to start from: `["text"]`, `{}`."""
+    if field.type == "list":
+        item = field.items
+        example = template(item) if item is not None and item.type in ("list", "object") else None
+        shown = example or json.dumps(EXAMPLES.get(item.type if item else "string", "text"))
+        return f"[{shown}]"
+    return "{}"
+
+
+def number_issue(path: str, text: str) -> Issue:
+    if THOUSANDS.fullmatch(text):
+        plain = re.sub(r"[,_ ']", "", text)
+        return Issue(path, f"write the number without separators: {plain}, not {text}")
+    return Issue(path, "expected number, written like 1200 or 0.5")
 
 
 def declared_fields(declared: Mapping[str, FieldType | FieldSpec] | None, path: str) -> tuple[Field, ...]:
@@ -69,9 +102,12 @@ class FieldEditor(Vertical):
     FieldEditor > .field-issues { color: $error; height: auto; }
     """
 
-    def __init__(self, field: Field, *, people: Sequence[str] = (), initial: Value = MISSING) -> None:
+    def __init__(
+        self, field: Field, *, people: Sequence[str] = (), initial: Value = MISSING, prefix: str = ""
+    ) -> None:
         super().__init__(classes="field")
         self.field = field
+        self.prefix = prefix
         self.people = list(people)
         self.initial = initial
 
@@ -100,10 +136,17 @@ class FieldEditor(Vertical):
                 options, allow_blank=True, value=chosen, prompt="choose", id=self.input_id, compact=True
             )
         elif field.type == "boolean":
-            yield Switch(value=bool(initial) if initial is not MISSING else False, id=self.input_id)
+            yield GlyphCheckbox(
+                "true when ticked",
+                value=bool(initial) if initial is not MISSING else False,
+                id=self.input_id,
+                compact=True,
+            )
         elif field.type in ("list", "object"):
             text = "" if initial is MISSING else json.dumps(initial, indent=2, ensure_ascii=False)
-            yield TextArea(text, id=self.input_id, soft_wrap=True)
+            yield TextArea(
+                text, id=self.input_id, soft_wrap=True, placeholder=f"JSON, shaped like {template(field)}"
+            )
         else:
             text = (
                 ""
@@ -128,7 +171,7 @@ class FieldEditor(Vertical):
         widget = self.query_one(f"#{self.input_id}")
         if isinstance(widget, Select):
             return (MISSING if widget.value is Select.NULL else field.one_of[widget.value]), []  # type: ignore[index]
-        if isinstance(widget, Switch):
+        if isinstance(widget, Checkbox):
             return widget.value, []
         if isinstance(widget, TextArea):
             text = widget.text.strip()
@@ -137,7 +180,8 @@ class FieldEditor(Vertical):
             try:
                 return json.loads(text), []
             except json.JSONDecodeError as exc:
-                return MISSING, [Issue(path, f"not valid JSON ({exc.msg} at line {exc.lineno})")]
+                shape = f"expected {_describe(field).split(' · ')[0]} as JSON, like {template(field)}"
+                return MISSING, [Issue(path, f"{shape} ({exc.msg} at line {exc.lineno})")]
         assert isinstance(widget, Input)
         text = widget.value.strip()
         if not text:
@@ -146,7 +190,7 @@ class FieldEditor(Vertical):
             try:
                 value = json.loads(text)
             except json.JSONDecodeError:
-                return MISSING, [Issue(path, "expected number")]
+                return MISSING, [number_issue(path, text)]
             return value, []
         return text, []
 
@@ -154,6 +198,23 @@ class FieldEditor(Vertical):
         shown = self.query_one(".field-issues", Static)
         shown.update(Text("\n".join(issues)))
         shown.display = bool(issues)
+
+    def issues(self) -> list[str]:
+        """This field's issues as `collect` words them: unreadable text, else the engine's check."""
+        value, unreadable = self.read()
+        if unreadable:
+            return [str(Issue(f"{self.prefix}.{i.path}", i.message)) for i in unreadable]
+        values = {} if isinstance(value, _Missing) else {self.field.name: value}
+        return [str(i) for i in check_values((self.field,), values, self.prefix)]
+
+    @on(Input.Changed)
+    @on(TextArea.Changed)
+    @on(Select.Changed)
+    @on(Checkbox.Changed)
+    def _recheck(self) -> None:
+        """An issue shown goes as soon as the field is fixed (new ones wait for the next send)."""
+        if self.query_one(".field-issues", Static).display:
+            self.show_issues(self.issues())
 
 
 class FieldsForm(Vertical):
@@ -180,7 +241,17 @@ class FieldsForm(Vertical):
         if not self.fields:
             yield Static(Text("No fields.", style="dim"))
         for field in self.fields:
-            yield FieldEditor(field, people=self.people, initial=self.initial.get(field.name, MISSING))
+            yield FieldEditor(
+                field, people=self.people, initial=self.initial.get(field.name, MISSING), prefix=self.prefix
+            )
+
+    def first_empty(self) -> Widget | None:
+        """The widget of the first required field with nothing in it yet."""
+        for editor in self.query(FieldEditor):
+            value, _ = editor.read()
+            if value is MISSING and not editor.field.optional:
+                return editor.query_one(f"#{editor.input_id}")
+        return None
 
     def collect(self) -> tuple[dict[str, Json], list[str]]:
         values: dict[str, Json] = {}

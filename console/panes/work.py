@@ -40,6 +40,7 @@ from console.palette import Palette
 from console.render import to_text, work_item_lines
 from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column
+from console.widgets.toggles import GlyphCheckbox
 from console.widgets.virtual_table import VirtualTable, Window
 
 COLUMNS = (
@@ -226,7 +227,7 @@ class WorkPane(Scoped, Vertical):
             yield Input(placeholder="/ filter", id="work-filter", compact=True)
             yield Select([], prompt="all processes", id="work-process", compact=True)
             yield Select([(Text(k), k) for k in KINDS], prompt="all kinds", id="work-kind", compact=True)
-            yield Checkbox("overdue", id="work-overdue", compact=True)
+            yield GlyphCheckbox("overdue", id="work-overdue", compact=True)
             yield Select(
                 [(Text(f"by {s}"), s) for s in SORTS],
                 value="age",
@@ -295,10 +296,13 @@ class WorkPane(Scoped, Vertical):
                 Notice(
                     f"New work: {item_kind(e)} {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
                     live=True,
+                    group="new work items",
                 )
             )
         elif new:
-            self.post_message(Notice(f"{len(new)} new work items", live=True))
+            self.post_message(
+                Notice(f"{len(new)} new work items", live=True, group="new work items", count=len(new))
+            )
         late = [
             after
             for before, after, _ in changes
@@ -312,6 +316,7 @@ class WorkPane(Scoped, Vertical):
                     f"Overdue: {e['workItem']['stepId']} · {e['process']} · {e['runId']}",
                     severity="warning",
                     live=True,
+                    group="items overdue",
                 )
             )
 
@@ -407,6 +412,18 @@ class WorkPane(Scoped, Vertical):
         shown = detail.content
         if not isinstance(shown, Text) or (shown.plain, shown.spans) != (text.plain, text.spans):
             detail.update(text)
+
+    def key_after(self, key: str) -> str | None:
+        """The row below `key` (above it for the last row): where the cursor goes once `key` is decided."""
+        keys = self.table.keys
+        if key not in keys or len(keys) < 2:
+            return None
+        at = keys.index(key)
+        return keys[at + 1] if at + 1 < len(keys) else keys[at - 1]
+
+    def select(self, key: str) -> None:
+        if key in self.table.keys:
+            self.table.move_cursor(row=self.table.keys.index(key))
 
     def selected(self) -> PersonWorkEntry | None:
         key = self.table.current_key

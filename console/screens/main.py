@@ -12,6 +12,7 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Static, TabbedContent, TabPane
 
+from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
@@ -76,6 +77,9 @@ class MainScreen(Screen[None]):
             for pane in self.extra_panes:
                 with TabPane(pane.title, id=pane.id):
                     yield pane.build()
+            with TabPane("Activity", id="activity"):
+                yield ActivityPane(id="activity-pane")
+        yield Static("", id="notice", classes="notice-line")
         yield Footer()
 
     def on_mount(self) -> None:
@@ -92,6 +96,10 @@ class MainScreen(Screen[None]):
     @property
     def processes(self) -> ProcessesPane:
         return self.query_one("#processes-pane", ProcessesPane)
+
+    @property
+    def activity(self) -> ActivityPane:
+        return self.query_one("#activity-pane", ActivityPane)
 
     @property
     def active_tab(self) -> str:

@@ -21,10 +21,10 @@ from textual.widgets import DataTable, Footer, Markdown, Static, TabbedContent, 
 from console.actions import bindings
 from console.answer import CURRENT
 from console.client.run_log import RunLog
-from console.client.wire import PersonWorkEntry, RunView, StepView
+from console.client.wire import RunView, StepView
 from console.format import due, plain, pretty, stamp
 from console.map.layout import draw_process_map
-from console.messages import CancelRequested, DecideRequested, EventRequested
+from console.messages import CancelRequested, DecideInRunRequested, EventRequested
 from console.palette import Palette
 from console.panes.evidence import EvidencePane
 from console.render import BarOf, Line, step_data_lines, to_text, work_item_lines
@@ -122,6 +122,7 @@ class RunScreen(Scoped, Screen[None]):
                 yield Markdown("", id="run-body-text", open_links=False)
             with TabPane("Inputs", id="run-inputs"), VerticalScroll(can_focus=True):
                 yield Static("", id="run-inputs-text")
+        yield Static("", id="notice", classes="notice-line")
         yield Footer()
 
     @property
@@ -236,26 +237,10 @@ class RunScreen(Scoped, Screen[None]):
     def _highlighted(self) -> None:
         self._show_step()
 
-    def entry_for_decision(self) -> PersonWorkEntry | None:
-        """The open work item of the selected step, else the first open one, in `get_work` shape."""
-        view = self.view
-        if view is None or not view["workItems"]:
-            return None
-        items = view["workItems"]
-        item = next((i for i in items if i["stepId"] == self.table.current_key), items[0])
-        run = view["run"]
-        return {
-            "runId": run["id"],
-            "process": run["process"],
-            "version": run["version"],
-            "mode": run["mode"],
-            "workItem": item,
-        }
-
     def action_decide(self) -> None:
-        entry = self.entry_for_decision()
-        if entry is not None:
-            self.post_message(DecideRequested(entry))
+        """From any tab (steps, evidence, ...): the caller's item at the selected step, or ask which."""
+        if self.view is not None:
+            self.post_message(DecideInRunRequested(self.run_id, self.table.current_key))
 
     def action_cancel_run(self) -> None:
         if self.view is not None:

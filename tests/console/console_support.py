@@ -15,7 +15,7 @@ from time import monotonic
 from typing import Any
 
 from rich.text import Text
-from textual.widgets import Input
+from textual.widgets import Input, TextArea
 from textual.worker import WorkerState
 
 from console.app import ApcApp
@@ -341,8 +341,13 @@ class Agent:
 
 
 def type_into(app: ApcApp, selector: str, text: str) -> None:
-    """Set an input's value directly: the tests are about what the console does with it."""
-    app.screen.query_one(selector, Input).value = text
+    """Set an input's (or a text area's) value directly: the tests are about what the console does with it."""
+    widget = app.screen.query_one(selector)
+    if isinstance(widget, TextArea):
+        widget.load_text(text)
+    else:
+        assert isinstance(widget, Input)
+        widget.value = text
 
 
 def shown(app: ApcApp, selector: str) -> str:

@@ -96,7 +96,7 @@ async def test_start_a_test_run_from_the_declared_inputs(client: LocalClient, cl
         await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == [
             "Not sent; fix these first:",
-            "inputs.amount: expected number",
+            "inputs.amount: expected number, written like 1200 or 0.5",
             "inputs.vendorName: missing",
         ]
         type_into(app, "#field-vendorName", "Acme")

@@ -159,14 +159,14 @@ async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
         form = app.screen
         assert isinstance(form, DecideDialog)
         await settle(pilot)
-        item = shown(app, "#item")
+        item = shown(app, "#context")
         assert "  held candidate:" in item
         assert f"    unsure · yes_no: {YES_NO_ASK} → 0.7 · needs pass ≥ 0.9, fail < 0.5" in item
         await click(pilot, "#decision-completed")
         assert form.query_one("#use-candidate", Checkbox).value is True
         assert form.arguments()[0] == {**form.item["decide"]["arguments"], "decision": "completed"}
-        await press(pilot, "ctrl+s")
-        assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
+        await press(pilot, "ctrl+s", "y")
+        assert app.toasts[0] == f"completed check_vendor: {run_id[:6]}… now ended: onboarded"
     view = await run_view(ops, run_id)
     assert record(view) == {
         "output": {"cleared": True, "summary": "Both lists checked."},
@@ -200,8 +200,8 @@ async def test_complete_an_unsure_check_with_an_edited_candidate(
         assert form.query_one("#summary", TextArea).text == "Searched OFAC and EU by legal name."
         form.query_one("#field-summary", Input).value = "Both lists checked; the EU hit is another company."
         form.query_one("#summary", TextArea).text = "Read the EU hit: a namesake."
-        await press(pilot, "ctrl+s")
-        assert app.toasts[0] == f"Decision accepted: {run_id} ended: onboarded"
+        await press(pilot, "ctrl+s", "y")
+        assert app.toasts[0] == f"completed check_vendor: {run_id[:6]}… now ended: onboarded"
     view = await run_view(ops, run_id)
     assert record(view) == {
         "output": {"cleared": True, "summary": "Both lists checked; the EU hit is another company."},

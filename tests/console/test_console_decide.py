@@ -28,14 +28,19 @@ async def test_approve_from_the_work_queue_ends_the_run(
         assert app.main.work.table.keys == [f"{run_id}/{item_id}"]
         await press(pilot, "enter")
         assert isinstance(app.screen, DecideDialog)
-        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id}"
-        await click(pilot, "#submit")
+        assert app.screen.decision is None
+        assert str(app.screen.query_one("#submit", Button).label) == "Send (choose a decision)"
+        await press(pilot, "a")
+        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id[:6]}…"
+        await press(pilot, "ctrl+s")
+        assert shown(app, "#confirm") == f"Approve approve on {run_id[:6]}… (screening)? y/n"
+        await press(pilot, "y")
         view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["decision"] == "approved"
         assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"
         assert app.toasts == [
-            f"Decision accepted: {run_id} ended: onboarded",
+            f"approved approve: {run_id[:6]}… now ended: onboarded",
             f"Run {run_id} ended: onboarded (screening)",
         ]
         assert app.main.work.table.keys == []
@@ -50,11 +55,11 @@ async def test_reject_needs_a_note_then_sends_the_step_back_for_rework(
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
         await press(pilot, "enter")
-        await click(pilot, "#decision-rejected")
+        await press(pilot, "x")
         await click(pilot, "#submit")
         assert shown(app, "#problem") == "Not sent; fix these first:\nnote: required"
         type_into(app, "#note", "The report covers only the EU list.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         view = await run_view(client, run_id)
         assert view["run"]["state"] == "active"
         assert step_states(view)["check_vendor"] == "ready"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Select, Switch
+from textual.widgets import Checkbox, Select
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
@@ -33,8 +33,8 @@ async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
         assert isinstance(app.screen, DecideDialog)
         await click(pilot, "#decision-returned")
         type_into(app, "#note", "Retry after 10:00; the portal is back then.")
-        await press(pilot, "ctrl+s")
-        assert app.toasts[0] == f"Decision accepted: {run_id} active at check_vendor"
+        await press(pilot, "ctrl+s", "y")
+        assert app.toasts[0] == f"returned check_vendor: {run_id[:6]}… now active at check_vendor"
     claim = await agent.call("claim", runId=run_id, stepId="check_vendor")
     assert claim["handoff"] == {
         "returned": {
@@ -59,13 +59,13 @@ async def test_complete_an_escalation_in_the_agents_place(
         form = app.screen
         assert isinstance(form, DecideDialog)
         await click(pilot, "#decision-completed")
-        form.query_one("#field-cleared", Switch).value = True
+        form.query_one("#field-cleared", Checkbox).value = True
         type_into(app, "#field-summary", "No hits on either list.")
         type_into(app, "#evidence-path", str(report))
         await click(pilot, "#attach")
         form.query_one("#route", Select).value = "approve"
         type_into(app, "#reason", "Cleared by a manual check.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         view = await run_view(client, run_id)
         record = view["data"]["steps"]["check_vendor"]
         assert record["output"] == {"cleared": True, "summary": "No hits on either list."}

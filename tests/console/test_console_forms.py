@@ -6,7 +6,7 @@ import hashlib
 from pathlib import Path
 
 from textual.pilot import Pilot
-from textual.widgets import Select, Static, Switch, TextArea
+from textual.widgets import Checkbox, Input, Select, Static, TextArea
 
 from console.app import ApcApp
 from console.client.local import LocalClient
@@ -15,7 +15,7 @@ from console.modals.evidence import EvidenceEditor
 from console.modals.fields import FieldEditor
 from engine.clock import ManualClock
 from engine.core import Engine
-from tests.console.console_support import Agent, click, make_app, press, run_view, shown, type_into
+from tests.console.console_support import Agent, click, make_app, press, run_view, settle, shown, type_into
 
 LOCAL_ISSUES_WHEN_EMPTY = [
     "Not sent; fix these first:",
@@ -40,7 +40,7 @@ def fill(app: ApcApp, values: dict[str, str]) -> None:
 
 async def open_form(app: ApcApp, pilot: Pilot[None]) -> DecideDialog:
     await app.ready.wait()
-    await press(pilot, "enter")
+    await press(pilot, "enter", "c")
     assert isinstance(app.screen, DecideDialog)
     return app.screen
 
@@ -52,6 +52,7 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
     app = make_app(client, clock)
     async with app.run_test(size=(160, 48)) as pilot:
         form = await open_form(app, pilot)
+        assert form.focused is form.query_one("#field-title", Input)
         await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == LOCAL_ISSUES_WHEN_EMPTY
         fill(
@@ -69,8 +70,9 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
         await press(pilot, "ctrl+s")
         assert shown(app, "#problem").splitlines() == [
             "Not sent; fix these first:",
-            "output.amount: expected number",
-            "output.details: not valid JSON (Expecting property name enclosed in double quotes at line 1)",
+            "output.amount: expected number, written like 1200 or 0.5",
+            "output.details: expected object as JSON, like {} (Expecting property name enclosed in double"
+            " quotes at line 1)",
             "output.start: expected date (YYYY-MM-DD, a real calendar date)",
             "output.meeting: expected datetime (RFC 3339 with an offset)",
             "output.tier: missing",
@@ -82,7 +84,20 @@ async def test_a_task_form_refuses_locally_with_the_engines_own_words(
         ]
         editor = form.query_one("#field-amount").parent
         assert isinstance(editor, FieldEditor)
-        assert str(editor.query_one(".field-issues", Static).content) == "output.amount: expected number"
+        issues = editor.query_one(".field-issues", Static)
+        assert str(issues.content) == "output.amount: expected number, written like 1200 or 0.5"
+        type_into(app, "#field-amount", "1,200")
+        await settle(pilot)
+        assert str(issues.content) == "output.amount: write the number without separators: 1200, not 1,200"
+        type_into(app, "#field-amount", "1200")
+        await settle(pilot)
+        assert issues.display is False
+        assert form.query_one("#field-tags", TextArea).placeholder == 'JSON, shaped like ["text"]'
+        assert form.query_one("#field-details", TextArea).placeholder == "JSON, shaped like {}"
+        form.query_one("#evidence-link", Input).focus()
+        type_into(app, "#evidence-link", "DOC-7")
+        await press(pilot, "enter")
+        assert form.query_one("#evidence", EvidenceEditor).items == [{"kind": "link", "ref": "DOC-7"}]
         view = await run_view(client, run_id)
         assert view["run"]["state"] == "waiting"
 
@@ -106,7 +121,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
                 "owner": "mira@example.com",
             },
         )
-        form.query_one("#field-urgent", Switch).value = True
+        form.query_one("#field-urgent", Checkbox).value = True
         form.query_one("#field-tier", Select).value = 1
         form.query_one("#field-tags", TextArea).load_text('["hardware", "new hire"]')
         form.query_one("#field-details", TextArea).load_text('{"model": "X1", "ram": 32}')
@@ -120,7 +135,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         form.query_one("#route", Select).value = "refused"
         type_into(app, "#reason", "The cost centre is missing.")
         form.query_one("#summary", TextArea).load_text("Filled from the ticket; cost centre unknown.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "refused")
         record = view["data"]["steps"]["fill_form"]
@@ -140,7 +155,7 @@ async def test_complete_a_task_with_every_field_type_a_file_and_a_route(
         ]
         assert (record["next"], record["reason"]) == ("refused", "The cost centre is missing.")
         assert record["summary"] == "Filled from the ticket; cost centre unknown."
-        assert app.toasts[0] == f"Decision accepted: {run_id} ended: refused"
+        assert app.toasts[0] == f"completed fill_form: {run_id[:6]}… now ended: refused"
 
 
 async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
@@ -173,7 +188,7 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
                 blob.write_bytes(b"changed on disk\n")
         form.query_one("#route", Select).value = "accepted"
         type_into(app, "#reason", "Complete.")
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         assert isinstance(app.screen, DecideDialog)
         assert shown(app, "#problem").splitlines() == [
             "The server did not accept this decision:",

@@ -55,7 +55,7 @@ async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features
             )
             await press(pilot, "d")
             assert isinstance(app.screen, DecideDialog)
-            await press(pilot, "ctrl+s")
+            await press(pilot, "a", "ctrl+s", "y")
         view = await run_view(LocalClient(engine, client.identity), run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "onboarded")
         assert view["data"]["steps"]["approve"]["by"] == "ops@example.com"

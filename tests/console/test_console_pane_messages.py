@@ -23,6 +23,7 @@ from console.messages import (
     CancelRequested,
     ConsoleMessage,
     CopyRequested,
+    DecideInRunRequested,
     DecideRequested,
     EventRequested,
     Notice,
@@ -235,14 +236,9 @@ async def test_the_run_screen_asks_to_decide_cancel_and_send_an_event(
         screen.table.move_cursor(row=[s["id"] for s in view["steps"]].index("approve"))
         await press(pilot, "d", "x")
         decided, cancel = app.posted
-        [item] = view["workItems"]
-        assert isinstance(decided, DecideRequested) and decided.entry == {
-            "runId": approval,
-            "process": "screening",
-            "version": 1,
-            "mode": "live",
-            "workItem": item,
-        }
+        # The run screen names the run and the step under the cursor; the app finds the caller's item.
+        assert isinstance(decided, DecideInRunRequested)
+        assert (decided.run_id, decided.step_id) == (approval, "approve")
         assert isinstance(cancel, CancelRequested) and cancel.runs == (view["run"],)
         assert screen.check_action("send_event", ()) is True
 

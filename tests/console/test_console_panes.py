@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from textual.widgets import OptionList, Select, TabbedContent
+from textual.widgets import Input, OptionList, Select, TabbedContent
 
 from console.client.local import LocalClient
 from console.modals.common import PathDialog, TextDialog
+from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import EvidencePane
 from console.screens.run import RunScreen
@@ -99,11 +100,11 @@ async def test_runs_filter_by_state_and_input_and_load_more_pages(
         await press(pilot, "2")
         runs = app.main.runs
         assert len(runs.table.keys) == 100
-        status = "1–40 of ≥100 runs · more on the server: m loads the next page, G all"
+        status = "1–39 of ≥100 runs · more on the server: m loads the next page, G all"
         assert shown(app, "#runs-status") == status
         await press(pilot, "m")
         assert len(runs.table.keys) == 105
-        assert shown(app, "#runs-status") == "1–40 of 105 runs"
+        assert shown(app, "#runs-status") == "1–39 of 105 runs"
         runs.query_one("#runs-state", Select).value = "ended"
         await settle(pilot)
         assert runs.table.keys == [first]
@@ -138,6 +139,8 @@ async def test_act_as_another_person_shows_their_queue(
 TINY = """---
 name: tiny
 description: One task for the intake role.
+requires:
+  systems: [ticketing]
 steps:
   - id: note
     person: intake
@@ -149,7 +152,7 @@ Body.
 """
 
 
-async def test_publish_a_folder_binding_each_role_to_its_namesake_group(
+async def test_publish_asks_the_group_of_every_role_shows_requires_and_waits_for_confirmation(
     client: LocalClient, clock: ManualClock, tmp_path: Path
 ) -> None:
     good = write_process(tmp_path / "new", TINY)
@@ -159,13 +162,31 @@ async def test_publish_a_folder_binding_each_role_to_its_namesake_group(
         await press(pilot, "P")
         type_into(app, "#path", str(good))
         await press(pilot, "enter")
+        dialog = app.screen
+        assert isinstance(dialog, PublishDialog)
+        assert shown(app, "#requires").splitlines() == [
+            "requires these systems (the process grants nothing in them):",
+            "  • ticketing",
+        ]
+        assert dialog.query_one("#role-intake", Input).value == "intake"
+        await press(pilot, "escape")
+        listed = await client.list_processes()
+        assert listed["ok"] and "tiny" not in {p["name"] for p in listed["data"]["items"]}
+        await press(pilot, "P")
+        type_into(app, "#path", str(good))
+        await press(pilot, "enter")
+        type_into(app, "#role-intake", "")
+        await press(pilot, "ctrl+s")
+        assert shown(app, "#problem") == "intake: a group is required"
+        type_into(app, "#role-intake", "legal")
+        await press(pilot, "ctrl+s")
         assert app.toasts[-1] == "tiny v1: published"
         started = await client.start_run("tiny", {})
-        assert started["ok"] and started["data"]["workItems"][0]["assignedTo"] == {"group": "intake"}
+        assert started["ok"] and started["data"]["workItems"][0]["assignedTo"] == {"group": "legal"}
         await press(pilot, "P")
         type_into(app, "#path", str(tmp_path / "missing"))
         await press(pilot, "enter")
-        assert shown(app, "#answer").splitlines()[0] == f"invalid: {tmp_path / 'missing'} was not published"
+        assert shown(app, "#answer").splitlines()[0] == f"invalid: {tmp_path / 'missing'} cannot be published"
 
 
 async def test_the_endpoint_tab_shows_a_client_config_to_paste(

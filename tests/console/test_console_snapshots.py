@@ -18,13 +18,40 @@ from console.app import ApcApp
 from console.config import ConsoleConfig
 from console.session import Session
 from console.themes import load_themes
+from engine.check import Choice, YesNo
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, fixed_ids, make_client, open_engine, settle
+from tests.console.console_support import (
+    CHOICE_ASK,
+    YES_NO_ASK,
+    Agent,
+    Judge,
+    fixed_ids,
+    make_client,
+    open_engine,
+    settle,
+)
 
 SIZES = [(80, 24), (160, 48)]
+DECIDE_SIZES = [(80, 24), (160, 48), (220, 60)]
 
 
-def scenario_app(root: Path) -> ApcApp:
+async def vetted(agent: Agent) -> None:
+    """A vetting run whose check_vendor submission the model was unsure about: held for a person."""
+    run_id = await agent.start("vetting", {"vendorName": "Cobalt"})
+    token = (await agent.call("claim", runId=run_id, stepId="check_vendor"))["token"]
+    file_id = await agent.upload("report.txt", b"no hits\n")
+    await agent.call(
+        "submit",
+        token=token,
+        output={"cleared": True, "summary": "Both lists checked."},
+        evidence=[{"kind": "file", "ref": file_id}],
+        summary="Searched OFAC and EU by legal name.",
+        next="done",
+        reason="Vendor is cleared.",
+    )
+
+
+def scenario_app(root: Path, *, unsure_check: bool = False) -> ApcApp:
     """Four runs three days old: an approval with a report, an escalation, a task form, a parallel review.
 
     Run, work item and file ids come from counters, so the pictures do not change between runs.
@@ -32,8 +59,11 @@ def scenario_app(root: Path) -> ApcApp:
 
     async def opener() -> Session:
         clock = ManualClock()
-        engine = await open_engine(root, clock, ids=fixed_ids())
+        judge = Judge({YES_NO_ASK: YesNo(0.7), CHOICE_ASK: Choice("states", 0.95)}) if unsure_check else None
+        engine = await open_engine(root, clock, ids=fixed_ids(), evaluator=judge)
         agent = Agent(engine)
+        if unsure_check:
+            await vetted(agent)
         await agent.screen(await agent.start("screening", {"vendorName": "Acme", "amount": 48000}))
         await agent.escalate(
             await agent.start("screening", {"vendorName": "Bolt"}), "The EU list portal is down."
@@ -104,6 +134,45 @@ def open_task_form(app: ApcApp) -> None:
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_decide_form(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_task_form))
+
+
+def open_item(
+    step: str, process: str = "screening", *, escalated: bool | None = None
+) -> Callable[[ApcApp], None]:
+    """Open the decision form of the first queue item of `process` at `step` (escalated or not, when
+    it matters)."""
+
+    def open_form(app: ApcApp) -> None:
+        work = app.main.work
+        key = next(
+            k
+            for k in work.table.keys
+            if work.entries[k]["workItem"]["stepId"] == step
+            and work.entries[k]["process"] == process
+            and (escalated is None or bool(work.entries[k]["workItem"]["escalation"]) == escalated)
+        )
+        work.table.move_cursor(row=work.table.keys.index(key))
+        work.action_decide()
+
+    return open_form
+
+
+@pytest.mark.parametrize("size", DECIDE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_decide_split_escalation(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    steps = before(open_item("check_vendor", escalated=True))
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=steps)
+
+
+@pytest.mark.parametrize("size", DECIDE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_decide_split_approval(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before(open_item("approve")))
+
+
+@pytest.mark.parametrize("size", DECIDE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_decide_split_unsure_check(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    app = scenario_app(tmp_path, unsure_check=True)
+    steps = before(open_item("check_vendor", "vetting"))
+    assert snap_compare(app, terminal_size=size, run_before=steps)
 
 
 @pytest.mark.parametrize("size", [*SIZES, (220, 60)], ids=lambda s: f"{s[0]}x{s[1]}")

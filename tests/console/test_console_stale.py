@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from textual.widgets import Button, Switch
+from textual.widgets import Button, Checkbox
 
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
@@ -21,11 +21,11 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
         keys = app.main.work.table.keys
         legal = next(k for k in keys if app.main.work.entries[k]["workItem"]["stepId"] == "legal")
         app.main.work.table.move_cursor(row=keys.index(legal))
-        await press(pilot, "enter")
+        await press(pilot, "enter", "c")
         form = app.screen
         assert isinstance(form, DecideDialog)
         await settle(pilot)
-        form.query_one("#field-fine", Switch).value = True
+        form.query_one("#field-fine", Checkbox).value = True
 
         finance = next(e for e in app.main.work.entries.values() if e["workItem"]["stepId"] == "finance")
         clock.advance(minutes=3)
@@ -41,7 +41,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
         )
         assert sibling["ok"], sibling
 
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         assert shown(app, "#problem").splitlines() == [
             "The server did not accept this decision:",
             "stale: the run data changed since this snapshot; read the run again",
@@ -59,7 +59,7 @@ async def test_stale_decision_is_reread_shows_the_change_and_is_sent_again(
             shown(app, "#problem")
             == "Re-read: the snapshot is current again. Check what changed, then send again."
         )
-        await press(pilot, "ctrl+s")
+        await press(pilot, "ctrl+s", "y")
         view = await run_view(client, run_id)
         assert (view["run"]["state"], view["run"]["outcome"]) == ("ended", "reviewed")
         assert view["data"]["steps"]["legal"]["output"] == {"fine": True}

@@ -26,6 +26,7 @@ from console.client.wire import (
 from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
 from console.format import age, due, span
+from console.modals.decide import Confirm, DecideDialog
 from console.modals.event import parse_event
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
@@ -147,6 +148,8 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         "run": RunScreen,
         "evidence": EvidencePane,
         "modal": Dialog,
+        "decide": DecideDialog,
+        "confirm": Confirm,
         "scroll": ScrollPane,
     }
     assert len({spec.id for spec in ACTIONS}) == len(ACTIONS)
@@ -156,7 +159,9 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         assert hasattr(handlers[spec.scope], f"action_{name}"), spec.id
         assert spec.id.startswith(f"{spec.scope}."), spec.id
     for scope in handlers:
-        keys = [key for spec in ACTIONS if spec.scope in (scope, "app") for key in spec.keys.split(",")]
+        # The confirmation line holds focus while it asks, so its y/n answer before the app's keys.
+        shared = (scope,) if scope == "confirm" else (scope, "app")
+        keys = [key for spec in ACTIONS if spec.scope in shared for key in spec.keys.split(",")]
         assert len(keys) == len(set(keys)), scope
     assert RegistryCommands is not None
     work = {b.id: (b.key, b.description, b.tooltip) for b in bindings("work") if isinstance(b, Binding)}

@@ -1,0 +1,120 @@
+"""Notices without the storm: a status line and an activity log, grouped, never over a dialog; a
+repeating error shown once with a count and a hint; the engine's log kept off the screen. Budget: ~20 s."""
+
+from __future__ import annotations
+
+import logging
+from datetime import UTC, datetime, timedelta
+
+import pytest
+
+from console.client import failure
+from console.client.local import LocalClient
+from console.embedded import delivery_line
+from console.modals.decide import DecideDialog
+from console.notices import ActivityFeed, NoticeLog, route_engine_log
+from engine.clock import ManualClock
+from engine.store.base import AttemptResult, Delivery, DeliveryState
+from engine.store.state import Notification
+from tests.console.console_support import Agent, make_app, press, shown
+
+T0 = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
+
+
+def test_notices_of_one_group_close_together_are_one_entry() -> None:
+    log = NoticeLog()
+    log.add(T0, "New work: approve approve · screening · r_1", group="new work items")
+    assert log.latest is not None and log.latest.line == "New work: approve approve · screening · r_1"
+    log.add(T0 + timedelta(seconds=2), "3 new work items", group="new work items", count=3)
+    log.add(T0 + timedelta(seconds=4), "New work: …", group="new work items")
+    assert [e.line for e in log.entries] == ["5 new work items"]
+    log.add(T0 + timedelta(seconds=60), "New work: task x · p · r_9", group="new work items")
+    assert [e.line for e in log.entries] == ["5 new work items", "New work: task x · p · r_9"]
+    log.add(T0 + timedelta(seconds=61), "Saved 3 bytes to /tmp/x")
+    log.add(T0 + timedelta(seconds=62), "Saved 3 bytes to /tmp/x")
+    assert len(log.entries) == 4
+
+
+def test_a_repeating_error_is_one_entry_with_a_count_and_a_hint() -> None:
+    log = NoticeLog()
+    for second in range(0, 10, 2):
+        log.error(T0 + timedelta(seconds=second), "work queue", "retry", "connection refused")
+    log.add(T0 + timedelta(seconds=11), "Live refresh paused")
+    log.error(T0 + timedelta(seconds=12), "work queue", "retry", "connection refused")
+    assert [e.line for e in log.entries] == [
+        "Live refresh paused",
+        "work queue: retry: connection refused (6 times) · is the server running? r retries now",
+    ]
+
+
+async def test_the_status_line_and_activity_log_replace_toasts(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    first = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(first)
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "enter")
+        assert isinstance(app.screen, DecideDialog)
+        for name in ("B", "C"):
+            await agent.screen(await agent.start("screening", {"vendorName": name}))
+            await app.reload_all()
+        answer = failure("retry", "connection refused")
+        for _ in range(3):
+            app.report_error("runs", answer)
+        assert not app.screen.query("#notice")
+        assert not app._notifications
+        await press(pilot, "escape", "5")
+        assert shown(app, "#notice") == (
+            "runs: retry: connection refused (3 times) · is the server running? r retries now"
+        )
+        log = shown(app, "#activity-text").splitlines()
+        assert [line[9:] for line in log] == [
+            "runs: retry: connection refused (3 times) · is the server running? r retries now",
+            "2 new work items",
+        ]
+        assert app.toasts.count("runs: retry: connection refused") == 1
+
+
+def test_the_engines_log_goes_to_the_activity_feed_not_the_terminal(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    feed = ActivityFeed()
+    undo = route_engine_log(feed)
+    heard: list[tuple[str, str]] = []
+    try:
+        logging.getLogger("engine.outbox").error("claiming notifications failed")
+        logging.getLogger("engine.outbox").warning("notification new_work n_1 to http://x failed (attempt 1)")
+        feed.listen(lambda text, severity: heard.append((text, severity)))
+        logging.getLogger("engine.tools").warning("tool claim slow")
+    finally:
+        undo()
+    assert heard == [
+        ("engine.outbox: claiming notifications failed", "error"),
+        ("engine.tools: tool claim slow", "warning"),
+    ]
+    assert capsys.readouterr().err == ""
+
+
+def test_each_delivery_attempt_is_one_line_of_the_activity_log() -> None:
+    note = Notification("n_1", "run_ended", "r_1", "screening", None, (), "2026-10-06T09:00:00Z", False)
+
+    def attempt(state: DeliveryState, attempts: int) -> Delivery:
+        return Delivery(1, note, "https://hooks.example.com/x", state, attempts, None, None, None, None)
+
+    hook = "notification run_ended to https://hooks.example.com/x"
+    assert delivery_line(attempt("delivered", 1), AttemptResult("delivered", "2026-10-06T09:00:01Z")) == (
+        f"{hook}: delivered",
+        "information",
+    )
+    failed = AttemptResult("pending", "2026-10-06T09:00:01Z", "HTTP 503", "2026-10-06T09:01:00Z")
+    assert delivery_line(attempt("pending", 2), failed) == (
+        f"{hook}: attempt 2 failed (HTTP 503); retried later",
+        "warning",
+    )
+    gave_up = AttemptResult("given_up", "2026-10-06T10:00:00Z", "HTTP 410")
+    assert delivery_line(attempt("given_up", 8), gave_up) == (
+        f"{hook}: given up after 8 attempts (HTTP 410)",
+        "error",
+    )
