@@ -38,7 +38,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench import pg_throughput
 from bench.old_mcp_client import McpHttpClient
 from engine.clock import SystemClock
 from engine.core import Engine
@@ -383,6 +382,8 @@ async def main() -> None:
     parser.add_argument("--runs", type=int, default=192, help="runs per engine scenario (default 192)")
     parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    from bench import pg_throughput  # here: it takes the runs' process from this module
+
     pg_throughput.add_options(parser)
     options = parser.parse_args()
     if options.store == "postgresql":

@@ -25,31 +25,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psycopg
 from psycopg import sql
 
+from bench.engine_throughput import PROCESS, STEPS, WRITES_PER_RUN
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.identity import agent
 from engine.org import OrgConfig
 
-PROCESS = """
----
-name: three-steps
-description: Three agent steps.
-steps:
-  - id: one
-    agent: First.
-    output: { note: string }
-  - id: two
-    agent: Second.
-    output: { note: string }
-  - id: three
-    agent: Third.
-    output: { note: string }
-  - id: done
-    finish: finished
----
-"""
-STEPS = ("one", "two", "three")
-WRITES_PER_RUN = 1 + 2 * len(STEPS)
 DEFAULT_DATABASE = "postgresql://postgres@127.0.0.1:5432/test"
 
 
