@@ -135,7 +135,7 @@ def test_the_live_demo_runs_in_a_browser_tab(
             page.click("#terminal")
             page.keyboard.press("o")
             _wait_for(page, r"^ run r_[0-9a-f]+ · [a-z-]+ v1 · ")
-            assert re.search(r"^ Steps +Evidence +Map +Body +Inputs", page.evaluate(SCREEN), re.M)
+            assert re.search(r"^ Steps +Timeline +Evidence +Map +Body +Inputs", page.evaluate(SCREEN), re.M)
         finally:
             page.screenshot(path=str(screenshot))
             browser.close()
