@@ -27,7 +27,8 @@ Hop = Callable[[Coroutine[Any, Any, T]], Awaitable[T]]
 """How a call reaches the engine's loop: `EngineThread.run` when the engine has a thread of its own."""
 
 
-async def _here(work: Coroutine[Any, Any, T]) -> T:
+async def here(work: Coroutine[Any, Any, T]) -> T:
+    """No hop: the engine runs on the caller's loop."""
     return await work
 
 
@@ -39,7 +40,7 @@ class LocalClient(ToolClient):
         *,
         admin: bool = True,
         request_ids: RequestIds | None = None,
-        hop: Hop[Any] = _here,
+        hop: Hop[Any] = here,
     ) -> None:
         super().__init__(identity, request_ids=request_ids)
         self.engine = engine

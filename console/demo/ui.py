@@ -1,19 +1,24 @@
 """`apc demo` with the console: the operator's view of the live demo, with a tab for the demo agents.
 
 The console runs embedded on the demo engine as the operator (in every group, receiving escalations),
-the endpoint tab shows the demo's MCP endpoint with a spare agent token for an agent of one's own, and
-everything else keeps running in the same event loop while the console is open.
+the endpoint tab shows the demo's MCP endpoint with a spare agent token for an agent of one's own.
+The demo (engine, endpoint, agents, people, events, story) runs on an event loop of its own thread
+(`EngineThread`), so the console's loop draws and takes keys while the demo works; every call of the
+console and every presenter control is handed over to that loop.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import replace
+from typing import Any
 
 from console.app import ApcApp
-from console.client.local import LocalClient
+from console.client.engine_thread import EngineThread
+from console.client.local import Hop, LocalClient, here
 from console.demo.org import GUEST_AGENT
 from console.demo.pane import DemoPane
-from console.demo.presenter import ConsolePresenter
+from console.demo.presenter import ConsolePresenter, Controls
 from console.demo.stories import Story
 from console.demo.system import DemoSettings, DemoSystem
 from console.session import EndpointInfo, ExtraPane, Session
@@ -42,10 +47,23 @@ def notices(system: DemoSystem) -> list[str]:
     return shown
 
 
-def build_app(system: DemoSystem) -> ApcApp:
-    presenter = ConsolePresenter(system.presenter, system.speed)
+class HoppedControls:
+    """The presenter controls of a demo on another loop: each action runs there."""
+
+    def __init__(self, controls: Controls, hop: Hop[Any]) -> None:
+        self._controls = controls
+        self._hop = hop
+
+    async def control(self, action: str, arguments: dict[str, Any]) -> Mapping[str, Any]:
+        status: Mapping[str, Any] = await self._hop(self._controls.control(action, arguments))
+        return status
+
+
+def build_app(system: DemoSystem, hop: Hop[Any] = here) -> ApcApp:
+    """The console on `system`; `hop` hands a call over to the loop the demo runs on."""
+    presenter = ConsolePresenter(HoppedControls(system.presenter, hop), system.speed)
     session = Session(
-        client=LocalClient(system.engine, system.operator),
+        client=LocalClient(system.engine, system.operator, hop=hop),
         where=f"demo · {system.data_dir}",
         clock=system.clock,
         endpoint=EndpointInfo(
@@ -64,12 +82,21 @@ async def run_ui(settings: DemoSettings, story: Story | None = None) -> int:
         settings = replace(settings, seed=story.seed, agents=max(settings.agents, story.agents))
         if not story.background:
             settings = replace(settings, runs=0)
-    system = await DemoSystem.open(settings)
+    thread = EngineThread("apc-demo")
     try:
-        system.start()
-        if story is not None:
-            system.play(story)
-        await build_app(system).run_async()
+        system = await thread.run(DemoSystem.open(settings))
+        try:
+            await thread.run(_begin(system, story))
+            await build_app(system, thread.run).run_async()
+        finally:
+            await thread.run(system.close())
     finally:
-        await system.close()
+        await thread.stop()
     return 0
+
+
+async def _begin(system: DemoSystem, story: Story | None) -> None:
+    """On the demo's loop: start every part of the demo, and the story when one is played."""
+    system.start()
+    if story is not None:
+        system.play(story)
