@@ -3,7 +3,8 @@
 Rows are a plain list of keys; a row's cells come from `source(key)` when the row is drawn, so a
 table of 100,000 rows costs what its visible rows cost, at first render and on every refresh. A drawn
 line is kept while the row's cell objects are the very ones drawn last time, so an unchanged row is
-never rendered twice. The cursor follows its row's key through any change of the list, and when rows
+never rendered twice, and only the lines that show something else are repainted (a cursor move
+repaints two lines, a refresh the rows whose cells changed), so Textual composes only those. The cursor follows its row's key through any change of the list, and when rows
 are inserted above it the view moves with it, so nothing jumps under the operator's eyes.
 
 `source` returning None draws the row as a placeholder (its page is not loaded); `WindowChanged`
@@ -21,7 +22,7 @@ from rich.style import Style
 from rich.text import Text
 from textual import events
 from textual.binding import BindingType
-from textual.geometry import Size
+from textual.geometry import Region, Size
 from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
@@ -35,6 +36,38 @@ PADDING = 1
 PLACEHOLDER = "…"
 STRIP_CACHE = 1024
 """Rendered lines kept: a few screens' worth, dropped wholesale when full."""
+
+
+@dataclass(frozen=True)
+class Look:
+    """What one screen line shows: the row's key, stripe and cursor, and its cell objects (the
+    header: the sort and widths); a line is repainted when what it would show differs."""
+
+    key: str | None
+    odd: bool = False
+    cursor: bool = False
+    cells: Cells | None = None
+    header: tuple[object, ...] = ()
+
+    def same(self, other: Look | None) -> bool:
+        return (
+            other is not None
+            and (self.key, self.odd, self.cursor, self.header)
+            == (other.key, other.odd, other.cursor, other.header)
+            and _same_cells(self.cells, other.cells)
+        )
+
+
+@dataclass(frozen=True)
+class LineStyles:
+    """The table's styles for one paint: looked up once, not once per line."""
+
+    base: Style
+    header: Style
+    even: Style
+    odd: Style
+    cursor: Style
+    placeholder: Style
 
 
 @dataclass(frozen=True)
@@ -176,6 +209,10 @@ class VirtualTable(ScrollView, can_focus=True):
         self._cells: dict[str, tuple[Text, ...]] = {}
         self._source: Source = source if source is not None else self._cells.get
         self._strips: dict[tuple[object, ...], tuple[Cells | None, Strip]] = {}
+        self._segments: dict[tuple[object, ...], tuple[Cells | None, list[Segment]]] = {}
+        self._drawn: dict[int, Look] = {}
+        """Screen line to what it showed when last painted."""
+        self._styles: LineStyles | None = None
         self._cursor = 0
         self._window = Window(0, -1)
         self._highlighted: str | None = None
@@ -240,13 +277,36 @@ class VirtualTable(ScrollView, can_focus=True):
                 self.scroll_to(y=self.scroll_y + found - row, animate=False, immediate=True)
         else:
             self._cursor = max(0, min(row, len(self._keys) - 1))
-        self.refresh()
+        self.repaint_changed()
         self._after_move(scroll=False)
 
     def refresh_rows(self, keys: Iterable[str] | None = None) -> None:
-        """Draw the visible rows again, asking `source` for their cells (unchanged cells are not re-rendered)."""
+        """Draw the visible rows again where their cells changed (asked of `source`, compared by identity)."""
         del keys  # every visible line re-checks its cells by identity, which is what makes this cheap
-        self.refresh()
+        self.repaint_changed()
+
+    def repaint_changed(self) -> None:
+        """Repaint the screen lines that would show something else than they show: only those are
+        rendered and composed again."""
+        height = self.scrollable_content_region.height
+        changed = [y for y in range(height) if not self._look(y).same(self._drawn.get(y))]
+        if len(changed) > height // 2:
+            self.refresh()
+            return
+        width = self.scrollable_content_region.width
+        for y in changed:
+            self.refresh(Region(0, y, width, 1))
+
+    def _look(self, y: int, cells: Cells | None = None) -> Look:
+        """What screen line `y` shows now (`cells`: its row's cells when already asked for)."""
+        if y == 0:
+            return Look(None, header=("header", self.sorted_by, tuple(self.widths)))
+        row = round(self.scroll_y) + y - 1
+        if row >= len(self._keys):
+            return Look(None)
+        key = self._keys[row]
+        found = self._source(key) if cells is None else cells
+        return Look(key, bool(row % 2), row == self._cursor, found)
 
     def _index(self, key: str | None) -> int | None:
         if key is None:
@@ -257,13 +317,25 @@ class VirtualTable(ScrollView, can_focus=True):
             return None
 
     def _update_size(self) -> None:
-        width = sum(w + 2 * PADDING for w in self.widths)
-        self.virtual_size = Size(width, len(self._keys) + 1)
+        """The scrollable size: set without a layout of the screen (the table's own size does not
+        depend on it), unless a scrollbar comes or goes."""
+        size = Size(sum(w + 2 * PADDING for w in self.widths), len(self._keys) + 1)
+        if size == self.virtual_size:
+            return
+        if not self.is_mounted:
+            self.virtual_size = size
+            return
+        bars = (self.show_vertical_scrollbar, self.show_horizontal_scrollbar)
+        self.set_reactive(VirtualTable.virtual_size, size)
+        self._scroll_update(size)
+        if (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) != bars:
+            self.refresh(layout=True)
 
     def set_widths(self, widths: Sequence[int]) -> None:
         if list(widths) != self.widths:
             self.widths = list(widths)
             self._strips.clear()
+            self._segments.clear()
             self._update_size()
             self.refresh()
 
@@ -278,8 +350,8 @@ class VirtualTable(ScrollView, can_focus=True):
         if not self._keys:
             return
         self._cursor = max(0, min(row, len(self._keys) - 1))
-        self.refresh()
         self._after_move(scroll=scroll)
+        self.repaint_changed()
 
     def _after_move(self, *, scroll: bool) -> None:
         if scroll:
@@ -387,6 +459,23 @@ class VirtualTable(ScrollView, can_focus=True):
     def _style(self, name: str) -> Style:
         return self.get_component_rich_style(name, partial=True)
 
+    def render_lines(self, crop: Region) -> list[Strip]:
+        self._styles = None  # looked up again for each paint: focus, theme or hover may have changed
+        return super().render_lines(crop)
+
+    @property
+    def line_styles(self) -> LineStyles:
+        if self._styles is None:
+            self._styles = LineStyles(
+                self.rich_style,
+                self._style("virtual-table--header"),
+                self._style("virtual-table--even-row"),
+                self._style("virtual-table--odd-row"),
+                self._style("virtual-table--cursor"),
+                self._style("virtual-table--placeholder"),
+            )
+        return self._styles
+
     def _header_text(self) -> Text:
         line = Text(no_wrap=True, end="")
         for column, width in zip(self.columns_spec, self.widths, strict=True):
@@ -403,7 +492,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _row_text(self, cells: Cells | None) -> Text:
         line = Text(no_wrap=True, end="")
         if cells is None:
-            line.append(" " * PADDING + PLACEHOLDER, self._style("virtual-table--placeholder"))
+            line.append(" " * PADDING + PLACEHOLDER, self.line_styles.placeholder)
             return line
         for cell, width in zip(cells, self.widths, strict=False):
             piece = cell.copy()
@@ -413,43 +502,60 @@ class VirtualTable(ScrollView, can_focus=True):
             line.append(" " * PADDING)
         return line
 
-    def _line(self, text: Text, style: Style) -> Strip:
+    def _line(self, segments: list[Segment], style: Style, cursor: Style | None = None) -> Strip:
+        """A line of rendered cells in the row's style; the cursor's colours win over a cell's own,
+        as in DataTable."""
         width = max(self.virtual_size.width, self.scrollable_content_region.width)
-        segments = list(Segment.apply_style(text.render(self.app.console), style))
-        return Strip(segments).adjust_cell_length(width, style)
+        return Strip(list(Segment.apply_style(segments, style, cursor))).adjust_cell_length(width, style)
+
+    def _rendered(self, key: str, cells: Cells | None) -> list[Segment]:
+        """The row's cells rendered at the column widths, unstyled by the row: kept while the cells
+        are the same objects, so a row that only changes stripe or cursor is not laid out again."""
+        cache_key = (key, tuple(self.widths))
+        cached = self._segments.get(cache_key)
+        if cached is not None and _same_cells(cached[0], cells):
+            return cached[1]
+        segments = list(self._row_text(cells).render(self.app.console))
+        if len(self._segments) >= STRIP_CACHE:
+            self._segments.clear()
+        self._segments[cache_key] = (cells, segments)
+        return segments
 
     def render_line(self, y: int) -> Strip:
         width = self.scrollable_content_region.width
         scroll_x = round(self.scroll_x)
-        base = self.rich_style
+        styles = self.line_styles
+        base = styles.base
         if y == 0:
-            style = base + self._style("virtual-table--header")
+            style = base + styles.header
+            self._drawn[y] = self._look(0)
             cache_key: tuple[object, ...] = ("header", self.sorted_by, style, tuple(self.widths))
             cached = self._strips.get(cache_key)
-            strip = cached[1] if cached is not None else self._line(self._header_text(), style)
+            if cached is None:
+                strip = self._line(list(self._header_text().render(self.app.console)), style)
+            else:
+                strip = cached[1]
             self._remember(cache_key, None, strip)
             return strip.crop(scroll_x, scroll_x + width)
         row = round(self.scroll_y) + y - 1
         if row >= len(self._keys):
+            self._drawn[y] = Look(None)
             return Strip.blank(width, base)
         key = self._keys[row]
         cells = self._source(key)
+        self._drawn[y] = self._look(y, cells)
         style = base
         if self.zebra_stripes:
-            style += self._style("virtual-table--odd-row" if row % 2 else "virtual-table--even-row")
+            style += styles.odd if row % 2 else styles.even
         cursor = row == self._cursor
         if cursor:
-            style += self._style("virtual-table--cursor")
+            style += styles.cursor
         cache_key = (key, style, tuple(self.widths))
         cached = self._strips.get(cache_key)
         if cached is not None and _same_cells(cached[0], cells):
             strip = cached[1]
         else:
-            strip = self._line(self._row_text(cells), style)
-            if cursor:
-                # the cursor's colours win over a cell's own, as in DataTable
-                cursor_style = self._style("virtual-table--cursor")
-                strip = Strip(Segment.apply_style(strip, post_style=cursor_style), strip.cell_length)
+            strip = self._line(self._rendered(key, cells), style, styles.cursor if cursor else None)
             self._remember(cache_key, cells, strip)
         return strip.crop(scroll_x, scroll_x + width)
 
@@ -461,6 +567,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def notify_style_update(self) -> None:
         super().notify_style_update()
         self._strips.clear()
+        self._segments.clear()
 
 
 def _same_cells(before: Cells | None, after: Cells | None) -> bool:
