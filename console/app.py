@@ -371,7 +371,7 @@ class ApcApp(Scoped, App[None]):
         for screen in self.screen_stack:
             for widget in screen.query("#notice"):
                 if isinstance(widget, Static):
-                    widget.update(line)
+                    widget.update(line, layout=False)  # one line: no layout of the screen
         if self.is_screen_installed("main"):
             self.main.activity.show(self.notices.entries, self.palette)
 

@@ -112,10 +112,11 @@ class DemoPane(Vertical):
         if status is None or status == self._shown:
             return
         self._shown = status
-        self.query_one("#demo-status", Static).update(status_text(status))
+        shown = self.is_on_screen  # off screen, no layout of the screen: showing the tab lays it out
+        self.query_one("#demo-status", Static).update(status_text(status), layout=shown)
         self.table.sync([(str(row["name"]), agent_cells(row)) for row in status["agents"]])
         story = status["story"]
-        self.query_one("#demo-story", Static).update(story_text(story))
+        self.query_one("#demo-story", Static).update(story_text(story), layout=shown)
         for cue in (story or {}).get("cues", []):
             if cue not in self._cued:
                 self._cued.add(cue)

@@ -29,6 +29,6 @@ class ActivityPane(VerticalScroll, can_focus=True):
 
     def show(self, entries: Sequence[Entry], palette: Palette) -> None:
         text = Text("\n", end="").join(entry_text(e, palette) for e in reversed(entries))
-        self.query_one("#activity-text", Static).update(
-            text if entries else Text("Nothing yet.", style="dim")
-        )
+        shown = self.query_one("#activity-text", Static)
+        # while the log is not on screen, no layout of the screen: showing its tab lays it out
+        shown.update(text if entries else Text("Nothing yet.", style="dim"), layout=self.is_on_screen)

@@ -220,7 +220,7 @@ class RunsPane(Scoped, Vertical):
         status = self.query_one("#runs-status", Static)
         shown = status.content
         if not isinstance(shown, Text) or (shown.plain, shown.style) != (text.plain, text.style):
-            status.update(text)
+            status.update(text, layout=False)  # one line: no layout of the screen
 
     def _cells(self, key: str) -> list[Text] | None:
         run = self.pages.row(key)

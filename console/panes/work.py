@@ -40,6 +40,7 @@ from console.palette import Palette
 from console.render import to_text, work_item_lines
 from console.scoped import Permissions, Scoped
 from console.widgets.live_table import Column
+from console.widgets.sized_text import update_sized
 from console.widgets.toggles import GlyphCheckbox
 from console.widgets.virtual_table import VirtualTable, Window
 
@@ -394,7 +395,7 @@ class WorkPane(Scoped, Vertical):
         status = self.query_one("#work-status", Static)
         shown = status.content
         if not isinstance(shown, Text) or shown.plain != text.plain:
-            status.update(text)
+            status.update(text, layout=False)  # one line: no layout of the screen
 
     def _cells(self, key: str) -> list[Text] | None:
         """A row's cells for the table, when its page is kept; None draws a placeholder."""
@@ -411,7 +412,7 @@ class WorkPane(Scoped, Vertical):
             text = to_text(work_item_lines(self.entries[key]["workItem"], palette))
         shown = detail.content
         if not isinstance(shown, Text) or (shown.plain, shown.spans) != (text.plain, text.spans):
-            detail.update(text)
+            update_sized(detail, text)
 
     def key_after(self, key: str) -> str | None:
         """The row below `key` (above it for the last row): where the cursor goes once `key` is decided."""

@@ -113,4 +113,4 @@ class MainScreen(Screen[None]):
         focus_into(event)
 
     def set_status(self, text: Text) -> None:
-        self.query_one("#status", Static).update(text)
+        self.query_one("#status", Static).update(text, layout=False)  # one line: no layout
