@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from console.client.envelope import error_code
-from console.client.paging import PAGE, Page, PagedList
+from console.client.paging import KEEP_PAGES, PAGE, Page, PagedList
 from console.client.wire import Envelope, Failure, ListRunsResult, PersonWorkEntry, RunSummary
 from console.panes.runs import RunsQuery, run_key
 from console.panes.work import item_key
@@ -27,6 +27,10 @@ if TYPE_CHECKING:
 MAX_FACTOR = 8
 AGES_PER_TICK = 60
 """Runs read per tick to date the work items on screen (a screen's worth)."""
+AGES_AT_ONCE = 16
+"""Runs read side by side to date them."""
+RUN_TIMES_KEPT = 2 * KEEP_PAGES * PAGE
+"""Run dates kept; beyond, those of rows no longer kept are let go."""
 
 
 @dataclass
@@ -141,22 +145,32 @@ class Lists:
         return None
 
     async def ages(self, keys: list[str]) -> dict[str, str]:
-        """`updatedAt` of the runs of these work items, reading a run only when its items changed."""
-        reads = 0
+        """`updatedAt` of the runs of these work items, reading a run only when its items changed.
+
+        A work item carries no time of its own, so each run not dated yet is one `get_run`; those
+        are read side by side (at most `AGES_AT_ONCE` in flight), so dating a screen of new rows
+        costs about one round trip, not one per row."""
+        wanted: dict[str, str] = {}
         for key in keys:
             entry = self.work.row(key)
             if entry is None:
                 continue
             run_id, snapshot = entry["runId"], entry["workItem"]["snapshot"]
             known = self.run_times.get(run_id)
-            if known is not None and known[0] == snapshot:
-                continue
-            if reads >= AGES_PER_TICK:
-                break
-            reads += 1
-            answer = await self.client.get_run(run_id)
+            if (known is None or known[0] != snapshot) and len(wanted) < AGES_PER_TICK:
+                wanted.setdefault(run_id, snapshot)
+        gate = asyncio.Semaphore(AGES_AT_ONCE)
+
+        async def date(run_id: str, snapshot: str) -> None:
+            async with gate:
+                answer = await self.client.get_run(run_id)
             if answer["ok"]:
                 self.run_times[run_id] = (snapshot, answer["data"]["run"]["updatedAt"])
+
+        await asyncio.gather(*(date(run_id, snapshot) for run_id, snapshot in wanted.items()))
+        if len(self.run_times) > RUN_TIMES_KEPT:  # only the dates of rows still kept
+            kept = {entry["runId"] for entry in self.work.kept()}
+            self.run_times = {run_id: at for run_id, at in self.run_times.items() if run_id in kept}
         return {run_id: updated for run_id, (_, updated) in self.run_times.items()}
 
     @staticmethod

@@ -172,7 +172,8 @@ class PagedList(Generic[T]):
         self.started = True
         fresh = [self._key(item) for item in items]
         fresh_set = set(fresh)
-        if page >= len(self._starts):
+        first_read = page >= len(self._starts)
+        if first_read:
             page = len(self._starts)
             self._starts.append(len(self.keys))
             self._cursors.append(cursor)
@@ -181,9 +182,10 @@ class PagedList(Generic[T]):
             old = self.keys[self._starts[page] : self._end(page)]
         following = self.keys[self._end(page) : self._end(page + 1)] if page + 1 < len(self._starts) else []
         known = set(old) | set(following)
-        self.changes.extend(
-            (self._rows.get(key), item, key not in known) for key, item in zip(fresh, items, strict=True)
-        )
+        if not first_read:  # a page read for the first time brings rows first seen, not changes
+            self.changes.extend(
+                (self._rows.get(key), item, key not in known) for key, item in zip(fresh, items, strict=True)
+            )
         pushed = [] if next_cursor is None else _tail_after(old, fresh, fresh_set)
         self._splice(page, fresh)
         for key, item in zip(fresh, items, strict=True):
@@ -217,7 +219,9 @@ class PagedList(Generic[T]):
         self._unfinished = True
 
     def take_changes(self) -> list[Change[T]]:
-        """Rows read since the last call: (the row as kept before or None, the row now, whether it is new)."""
+        """Rows read again since the last call: (the row as kept before or None, the row now, whether it
+        is new there). Rows of a page read for the first time are not changes: the initial read, `G`
+        and scrolling on bring rows first seen, which are neither new nor changed."""
         changes, self.changes = self.changes, []
         return changes
 
@@ -246,6 +250,9 @@ class PagedList(Generic[T]):
         self._splice(following, moved + kept)
         if following in self._resident:
             self._resident[following] = moved + kept
+        else:  # the next page's rows are not kept: neither are the rows that moved onto it
+            for key in moved:
+                self._rows.pop(key, None)
 
     def _evict(self) -> None:
         while len(self._resident) > self._keep:

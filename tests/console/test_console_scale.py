@@ -110,6 +110,7 @@ async def test_scrolling_and_G_read_100k_rows_page_by_page() -> None:
         await app.ready.wait()
         await settle(pilot)
         table, pages = app.main.work.table, app.lists.work
+        told = len(app.toasts)
         assert table.row_count == 100 and server.calls.count("get_work") == 1
         assert shown(app, "#work-status").startswith("1–")
         assert shown(app, "#work-status").split(" · ")[0].endswith(" of ≥100")
@@ -125,6 +126,7 @@ async def test_scrolling_and_G_read_100k_rows_page_by_page() -> None:
         status = shown(app, "#work-status")
         assert status.split(" · ")[0].endswith("–100,000 of 100,000")
         assert pages.row("r_000000/w_000000") is None, "the first pages were let go"
+        assert app.toasts[told:] == [], "rows read by scrolling on and G are not new work"
         await press(pilot, "g")
         assert pages.row("r_000000/w_000000") is not None, "and read again when scrolled back to"
         assert app.main.work.selected() == entry(0)
