@@ -6,9 +6,10 @@ store in batches (the runtime and store code a `start_run` uses, one transaction
 from __future__ import annotations
 
 import textwrap
+from datetime import timedelta
 from pathlib import Path
 
-from engine.clock import ManualClock
+from engine.clock import Clock, ManualClock
 from engine.core import Engine
 from engine.ids import new_id
 from engine.runtime.derive import derive
@@ -45,18 +46,24 @@ async def publish_approval(engine: Engine, folder: Path, group: str) -> None:
 
 
 async def seed_approvals(
-    engine: Engine, clock: ManualClock, count: int, *, starter: str = "a_seed", first: int = 0
+    engine: Engine, clock: Clock, count: int, *, starter: str = "a_seed", first: int = 0
 ) -> list[str]:
-    """`count` runs of the bulk process, each with one open approval, a second apart; their ids in order."""
+    """`count` runs of the bulk process, each with one open approval, a second apart; their ids in order.
+
+    A `ManualClock` moves on a second per run; a running clock is not moved, so the runs are dated
+    the seconds before now."""
     record, process = await engine.catalog.get(APPROVAL)  # type: ignore[misc]
+    origin = clock.now() if isinstance(clock, ManualClock) else clock.now() - timedelta(seconds=count)
     ids: list[str] = []
     for start in range(first, first + count, BATCH):
         async with engine.store.transaction() as tx:
             for n in range(start, min(start + BATCH, first + count)):
-                clock.advance(1)
+                at = origin + timedelta(seconds=n - first + 1)
+                if isinstance(clock, ManualClock):
+                    clock.advance(1)
                 inputs = {"ticket": f"T-{n}"}
                 run = Run(new_id("r"), process.name, record.version, "live", starter, "", None, inputs)
-                machine = Machine(run, process, clock.now(), engine.org, record.bindings)
+                machine = Machine(run, process, at, engine.org, record.bindings)
                 machine.start()
                 await tx.insert_run(run, derive(machine), [("ticket", canonical(inputs["ticket"]))])
                 ids.append(run.id)
