@@ -289,9 +289,9 @@ class ApcApp(Scoped, App[None]):
         """Date the work items on screen (their runs' last change), reading only runs not dated yet."""
         work = self.main.work
         window = work.table.window
-        updated = await self.lists.ages(work.table.keys[window.first : window.last + 1])
-        if updated != work.updated:
-            work.updated = updated
+        changed = await self.lists.ages(work.table.keys[window.first : window.last + 1])
+        if changed or work.updated is not self.lists.updated:
+            work.updated = self.lists.updated
             work.redraw(self.now(), self.palette)
 
     def _show_list(self, source: str) -> None:

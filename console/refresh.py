@@ -10,7 +10,7 @@ Paging on demand (rows scrolled to, `G` to the end) goes through the same lists.
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
@@ -69,6 +69,8 @@ class Lists:
     runs: PagedList[RunSummary] = field(init=False)
     run_times: dict[str, tuple[str, str]] = field(default_factory=dict)
     """Run id to (the snapshot its items were read at, the run's `updatedAt`): how old its items are."""
+    updated: dict[str, str] = field(default_factory=dict)
+    """Run id to the run's `updatedAt`, as `run_times` has it."""
 
     def __post_init__(self) -> None:
         self.work = PagedList(self._read_work, item_key)
@@ -104,6 +106,7 @@ class Lists:
         """Another identity: its own queue."""
         self.work.reset()
         self.run_times.clear()
+        self.updated.clear()
 
     async def visible(
         self, pages: PagedList[Any], window: Window, *, head: bool
@@ -144,8 +147,9 @@ class Lists:
             await asyncio.sleep(0)
         return None
 
-    async def ages(self, keys: list[str]) -> dict[str, str]:
-        """`updatedAt` of the runs of these work items, reading a run only when its items changed.
+    async def ages(self, keys: Sequence[str]) -> bool:
+        """Read `updatedAt` of the runs of these work items into `updated`, reading a run only when its
+        items changed; whether a date changed.
 
         A work item carries no time of its own, so each run not dated yet is one `get_run`; those
         are read side by side (at most `AGES_AT_ONCE` in flight), so dating a screen of new rows
@@ -165,13 +169,20 @@ class Lists:
             async with gate:
                 answer = await self.client.get_run(run_id)
             if answer["ok"]:
-                self.run_times[run_id] = (snapshot, answer["data"]["run"]["updatedAt"])
+                at = answer["data"]["run"]["updatedAt"]
+                self.run_times[run_id] = (snapshot, at)
+                if self.updated.get(run_id) != at:
+                    self.updated[run_id] = at
+                    changed.append(run_id)
 
+        changed: list[str] = []
         await asyncio.gather(*(date(run_id, snapshot) for run_id, snapshot in wanted.items()))
         if len(self.run_times) > RUN_TIMES_KEPT:  # only the dates of rows still kept
             kept = {entry["runId"] for entry in self.work.kept()}
             self.run_times = {run_id: at for run_id, at in self.run_times.items() if run_id in kept}
-        return {run_id: updated for run_id, (_, updated) in self.run_times.items()}
+            for run_id in [run_id for run_id in self.updated if run_id not in kept]:
+                del self.updated[run_id]
+        return bool(changed)
 
     @staticmethod
     def _changed(pages: PagedList[Any]) -> bool:

@@ -224,9 +224,9 @@ class VirtualTable(ScrollView, can_focus=True):
     # the model
 
     @property
-    def keys(self) -> list[str]:
-        """Row keys in display order."""
-        return list(self._keys)
+    def keys(self) -> Sequence[str]:
+        """Row keys in display order (not a copy: the table replaces the list, never changes it)."""
+        return self._keys
 
     @property
     def row_count(self) -> int:
@@ -269,7 +269,7 @@ class VirtualTable(ScrollView, can_focus=True):
         """Show these rows in this order; the cursor stays on its key, and the view moves with it."""
         keep, row = self.current_key, self._cursor
         self._keys = list(keys)
-        found = self._index(keep)
+        found = row if self.current_key == keep else self._index(keep)
         self._update_size()
         if found is not None:
             if found != row:

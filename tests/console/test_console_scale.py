@@ -218,3 +218,19 @@ async def test_a_tick_reads_the_first_page_only_and_a_paused_console_reads_nothi
         app._tick()
         await settle(pilot)
         assert server.calls == []
+
+
+async def test_the_rows_on_screen_are_dated_once_each() -> None:
+    server = PageServer(10_000, 10)
+    app = app_for(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.ready.wait()
+        await settle(pilot)
+        window = app.main.work.table.window
+        on_screen = [f"r_{n:06d}" for n in range(window.first, window.last + 1)]
+        assert server.calls.count("get_run") == len(on_screen), "one get_run per run on screen"
+        assert app.lists.updated == dict.fromkeys(on_screen, "2026-10-06T09:00:00Z")
+        server.calls.clear()
+        await press(pilot, "j", "j")
+        await app.reload_all(full=False)
+        assert "get_run" not in server.calls, "a run already dated is not read again"
