@@ -129,9 +129,12 @@ class ApcApp(Scoped, App[None]):
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
         self._flows = Flows(self, Documents(self.client))
+        # a remote client opens its session (asking which tools the server offers) while the screen is built
+        opening = asyncio.ensure_future(self.client.extra_tools())
         main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
         self.install_screen(main, name="main")
         await self.push_screen("main")
+        await opening
         if self.session.activity is not None:
             self.session.activity.listen(self._activity)
         for notice in self.session.notices:
@@ -231,23 +234,31 @@ class ApcApp(Scoped, App[None]):
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
                 main.processes.show(processes, found, self.palette)
-        changed = False
         work = main.work
-        filters = work.filters()
-        lists.filter_work(filters.process)
-        work_changed, work_error = await lists.visible(lists.work, work.table.window, head=True)
-        changed |= work_changed
-        if work_error is None or lists.work.started:
-            work.show(lists.work, work.updated, now, self.palette, lists.work_process)
-            await self._date_work()
-        runs_error: Failure | None = None
-        if full or main.active_tab == "runs" or not main.runs.loaded:
+        lists.filter_work(work.filters().process)
+
+        async def read_work() -> tuple[bool, Failure | None]:
+            changed, error = await lists.visible(lists.work, work.table.window, head=True)
+            if error is None or lists.work.started:
+                work.show(lists.work, work.updated, now, self.palette, lists.work_process)
+                await self._date_work()
+            return changed, error
+
+        async def read_runs() -> tuple[bool, Failure | None]:
+            if not (full or main.active_tab == "runs" or not main.runs.loaded):
+                return False, None
             runs_args, problems = main.runs.query_arguments()
             lists.filter_runs(runs_args)
-            runs_changed, runs_error = await lists.visible(lists.runs, main.runs.table.window, head=True)
-            changed |= runs_changed
-            if runs_error is None or lists.runs.started:
+            changed, error = await lists.visible(lists.runs, main.runs.table.window, head=True)
+            if error is None or lists.runs.started:
                 main.runs.show(lists.runs, lists.runs.more, self.palette, problems)
+            return changed, error
+
+        # the two lists side by side: the first screen waits for the slower read, not for both
+        (work_changed, work_error), (runs_changed, runs_error) = await asyncio.gather(
+            read_work(), read_runs()
+        )
+        changed = work_changed or runs_changed
         if isinstance(self.screen, RunScreen):
             await self.flows.load_run(self.screen)
         self.last_refresh = now
