@@ -1,5 +1,6 @@
 """An event loop on a thread of its own for the embedded engine: the engine, its MCP endpoint and its
-timers run there, so a key press in the console never waits behind engine work.
+timers run there, so a key press in the console never waits behind engine work. A remote client's
+MCP session runs on one too, and `apc demo` runs the whole demo on one.
 
 The console's loop hands each call over (`await thread.run(coroutine)`): the answer, or the exception
 the engine raised, comes back to the awaiting task; cancelling that task cancels the engine's side.

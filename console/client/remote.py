@@ -1,6 +1,8 @@
 """Remote mode: any conforming server over MCP (Streamable HTTP), acting as the bearer token's person.
 
-Every call goes through one SDK session kept for the console's life (connection.py). Transport
+Every call goes through one SDK session kept for the console's life (connection.py), on an event
+loop of a thread of its own: the SDK passes each answer through several tasks, and on the console's
+loop each of those waits behind a frame being drawn (a screen of get_run calls took 0.8 s so). Transport
 failures become error envelopes (`retry`, or `forbidden` for a refused token), so a screen shows them
 like any other answer instead of crashing; `connect` is the start-up check that fails fast instead.
 """
@@ -14,6 +16,7 @@ import jwt
 
 from console.client.base import RequestIds, ToolClient, Who
 from console.client.connection import ConnectionFailed, McpConnection
+from console.client.engine_thread import EngineThread
 from console.client.envelope import failure
 from console.client.wire import Failure
 from engine.identity import Identity
@@ -77,10 +80,11 @@ class RemoteClient(ToolClient):
         self._token = token
         self._who = who
         self.connection = McpConnection(url, token)
+        self._thread = EngineThread("apc-mcp")
 
     async def call(self, tool: str, arguments: dict[str, object]) -> dict[str, Any] | Failure:
         try:
-            return await self.connection.call(tool, arguments)
+            return await self._thread.run(self.connection.call(tool, arguments))
         except ConnectionFailed as exc:
             return failure("forbidden" if exc.refused else "retry", str(exc))
 
@@ -90,10 +94,10 @@ class RemoteClient(ToolClient):
         Raises ConnectionFailed when the server cannot be reached (there is nobody to ask).
         """
         if self._who is None:
-            opened = await self.connection.open()
+            opened = await self._thread.run(self.connection.open())
             who = token_who(self._token)
             if WHOAMI in opened.tools:
-                answer = await self.connection.call(WHOAMI, {})
+                answer = await self._thread.run(self.connection.call(WHOAMI, {}))
                 if answer.get("ok"):
                     data = answer["data"]
                     who = Who(data["kind"], data["id"], data.get("email"), bool(data["operator"]))
@@ -105,13 +109,16 @@ class RemoteClient(ToolClient):
         """What `tools/list` offered beyond the fourteen when the session opened; nothing while it cannot
         be reached."""
         try:
-            opened = await self.connection.open()
+            opened = await self._thread.run(self.connection.open())
         except ConnectionFailed:
             return frozenset()
         return opened.tools - set(TOOL_ORDER)
 
     async def close(self) -> None:
-        await self.connection.aclose()
+        try:
+            await self._thread.run(self.connection.aclose())
+        finally:
+            await self._thread.stop()
 
 
 async def connect(url: str, token: str) -> RemoteClient:
