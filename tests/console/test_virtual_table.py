@@ -8,6 +8,7 @@ from __future__ import annotations
 from rich.text import Text
 from textual import events
 from textual.app import App, ComposeResult
+from textual.strip import Strip
 
 from console.widgets.live_table import Column
 from console.widgets.virtual_table import PLACEHOLDER, Cells, VirtualTable, Window
@@ -119,6 +120,33 @@ async def test_only_visible_rows_are_asked_for_their_cells() -> None:
         assert table.current_key == "k99999"
         assert set(app.asked) == {f"k{n}" for n in range(99_989, 100_000)}
         assert line(table, 11).split() == ["99999", "row", "99999"]
+
+
+async def test_a_cursor_move_repaints_two_lines_and_a_refresh_the_rows_that_changed() -> None:
+    data: dict[str, Cells] = {f"k{n}": (Text(str(n)), Text(f"row {n}")) for n in range(50)}
+    app = Bare(data)
+    async with app.run_test(size=SIZE) as pilot:
+        table = app.table
+        table.focus()
+        table.set_keys(list(data))
+        await pilot.pause()
+        painted: list[int] = []
+        render = table.render_line
+
+        def counting(y: int) -> Strip:
+            painted.append(y)
+            return render(y)
+
+        table.render_line = counting  # type: ignore[method-assign]
+        await pilot.press("down")
+        await pilot.pause()
+        assert sorted(set(painted)) == [1, 2], "the line the cursor left and the one it came to"
+        painted.clear()
+        data["k5"] = (Text("5"), Text("changed"))
+        table.refresh_rows()
+        await pilot.pause()
+        assert sorted(set(painted)) == [6]
+        assert line(table, 6).split() == ["5", "changed"]
 
 
 async def test_unchanged_cells_are_not_rendered_again_and_missing_rows_are_placeholders() -> None:
