@@ -192,7 +192,9 @@ class ApcApp(Scoped, App[None]):
         if self.paused:
             self.calls_paused += 1
             return
-        self.run_worker(self._tick_and_arm(), group="reload", exclusive=True)
+        # the method, not a coroutine: a tick that fires as the app exits starts no worker, and no
+        # coroutine is left never awaited (Textual types it as a Coroutine[None, None, T] function)
+        self.run_worker(self._tick_and_arm, group="reload", exclusive=True)  # type: ignore[arg-type]
 
     async def _tick_and_arm(self) -> None:
         try:

@@ -94,15 +94,17 @@ async def test_new_and_overdue_items_are_announced(
     first = await agent.start("screening", {"vendorName": "Acme"})
     await agent.screen(first)
     app = make_app(client, clock)
-    async with app.run_test(size=(120, 40)):
+    async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
         assert app.toasts == []
         second = await agent.start("screening", {"vendorName": "Bolt"})
         await agent.screen(second)
         await app.reload_all()
+        await pilot.pause()  # the notices are messages the pane posts
         assert app.toasts == [f"New work: approve approve · screening · {second}"]
         clock.advance(days=2, minutes=1)
         await app.reload_all()
+        await pilot.pause()
         assert app.toasts[1:] == [
             f"Overdue: approve · screening · {first}",
             f"Overdue: approve · screening · {second}",
