@@ -132,14 +132,9 @@ def step_data_lines(step_data: StepData | None, palette: Palette, bar: BarOf | N
 
 
 def work_item_lines(item: WorkItem, palette: Palette, bar: BarOf | None = None) -> list[Line]:
-    """A work item as its assignee reads it before deciding."""
-    lines: list[Line] = [(str(item.get("text", "")), "")]
-    lines.append(
-        (
-            f"assigned to {assignee(item.get('assignedTo'))} · due {stamp(item.get('due')) or '—'}",
-            palette.muted,
-        )
-    )
+    """A work item as its assignee reads it before deciding: why it came to them first (the escalation
+    note, or the questions an unsure check left open), then the instructions."""
+    lines: list[Line] = []
     escalation = item.get("escalation")
     if escalation is not None:
         if escalation.get("check") is not None:
@@ -151,10 +146,17 @@ def work_item_lines(item: WorkItem, palette: Palette, bar: BarOf | None = None) 
             )
         )
         lines += check_lines(escalation.get("check"), palette, "  ", bar)
-        candidate = escalation.get("candidate")
-        if candidate is not None:
-            lines.append(("  held candidate:", "bold"))
-            lines += record_lines(candidate, palette, "    ", bar)
+    lines.append((str(item.get("text", "")), ""))
+    lines.append(
+        (
+            f"assigned to {assignee(item.get('assignedTo'))} · due {stamp(item.get('due')) or '—'}",
+            palette.muted,
+        )
+    )
+    candidate = None if escalation is None else escalation.get("candidate")
+    if candidate is not None:
+        lines.append(("held candidate:", "bold"))
+        lines += record_lines(candidate, palette, "  ", bar)
     lines += handoff_lines(item.get("handoff"), palette, bar)
     routes = item.get("next")
     if routes is not None:

@@ -190,8 +190,14 @@ def _static_cells(entry: PersonWorkEntry, palette: Palette) -> tuple[Text, ...]:
         plain(entry["runId"]),
         plain(item["stepId"]),
         plain(assignee(item.get("assignedTo"))),
-        plain(one_line(item.get("text"))),
+        plain(one_line(reason if (reason := escalation_note(entry)) is not None else item.get("text"))),
     )
+
+
+def escalation_note(entry: PersonWorkEntry) -> str | None:
+    """Why an escalated item came to the caller (an unsure check's note names its open questions)."""
+    escalation = entry["workItem"]["escalation"]
+    return None if escalation is None else str(escalation.get("note") or "")
 
 
 class WorkPane(Scoped, Vertical):
