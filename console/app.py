@@ -231,6 +231,7 @@ class ApcApp(Scoped, App[None]):
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
                 main.processes.show(processes, found, self.palette)
+                main.runs.process_names = {p["name"] for p in processes}
         changed = False
         work = main.work
         filters = work.filters()
@@ -401,6 +402,10 @@ class ApcApp(Scoped, App[None]):
     @on(messages.OpenRun)
     def _open_run(self, message: messages.OpenRun) -> None:
         self.open_run(message.run_id)
+
+    @on(messages.FindRun)
+    def _find_run(self, message: messages.FindRun) -> None:
+        self.run_worker(self.flows.find_run(message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:

@@ -109,8 +109,10 @@ async def test_runs_filter_by_state_and_input_and_load_more_pages(
         await settle(pilot)
         assert runs.table.keys == [first]
         runs.query_one("#runs-state", Select).value = Select.NULL
-        await press(pilot, "slash")
+        await press(pilot, "slash", "tab", "tab")
+        assert app.focused is runs.query_one("#runs-inputs")
         await press(pilot, *"invoice=INV-7, nope", "enter")
+        assert app.focused is runs.table
         assert [runs.runs[k]["inputs"]["invoice"] for k in runs.table.keys] == ["INV-7"]
         assert shown(app, "#runs-status") == "1–1 of 1 runs · filter: 'nope': write field=value"
 
