@@ -26,24 +26,25 @@ from textual.widgets import Input, Select, Static
 from console.actions import bindings
 from console.client.paging import Change, PagedList
 from console.client.wire import Json, RunState, RunSummary
-from console.format import SortText, plain, stamp, value_text
+from console.format import SortText, plain, short_id, stamp, unique_prefix, value_text
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.panes.work import wants_rows, window_text
 from console.scoped import Permissions, Scoped
+from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.virtual_table import VirtualTable, Window
 
 COLUMNS = (
     Column("mark", "", 1),
-    Column("run", "Run", 12),
-    Column("process", "Process", 18),
-    Column("version", "v", 3),
+    Column("run", "Run", 8),
+    Column("process", "Process", 18, least=10, most=32),
+    Column("version", "v", 3, drop=3),
     Column("state", "State", 9),
-    Column("outcome", "Outcome", 12),
-    Column("started", "Started", 16),
-    Column("updated", "Updated", 16),
-    Column("inputs", "Inputs", 60),
+    Column("outcome", "Outcome", 12, least=7, most=24),
+    Column("started", "Started", 16, drop=2),
+    Column("updated", "Updated", 16, drop=1),
+    Column("inputs", "Inputs", 60, least=20, grow=True),
 )
 STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
 OVER = ("ended", "cancelled")
@@ -120,6 +121,8 @@ class RunsPane(Scoped, Vertical):
         """Published process names (from above): a search that is one is the server's process filter."""
         self.newer = 0
         """Rows that arrived above the view while the cursor stayed on its run."""
+        self.run_chars = unique_prefix(())
+        """Characters of a run id shown: enough to tell apart every run loaded."""
         self.cancelled_here: set[str] = set()
         """Runs this console cancelled: their end is told by the cancel, not again as news."""
 
@@ -183,6 +186,10 @@ class RunsPane(Scoped, Vertical):
             self._announce_ended(changes)
         self.pages = pages
         self.runs = KeptRuns(pages)
+        if not self.loaded or any(
+            is_new or before is None or before["outcome"] != run["outcome"] for before, run, is_new in changes
+        ):
+            self._measure()
         self.loaded = True
         for _, run, _ in changes:
             if run["id"] in self._marked_rows:
@@ -190,8 +197,21 @@ class RunsPane(Scoped, Vertical):
         self.problems = problems
         self.redraw(palette, problems)
 
+    def _measure(self) -> None:
+        """Fit the columns to what the loaded rows hold; run ids to a prefix unique among them."""
+        runs = self.pages.kept()
+        self.run_chars = unique_prefix(self.pages.keys)
+        self.table.fit_columns(
+            {
+                "run": longest(short_id(run_id, self.run_chars) for run_id in self.pages.keys),
+                "process": longest(run["process"] for run in runs),
+                "outcome": longest(run["outcome"] or "" for run in runs),
+            }
+        )
+
     def _announce_ended(self, changes: list[Change[RunSummary]]) -> None:
-        """One toast for one run that ended, one line for several, so a busy server does not bury the screen."""
+        """One notice for the runs that ended since the last read, joined with those of the reads before
+        (`5 runs ended`), so a busy server does not bury the screen."""
         ended = [
             run
             for before, run, _ in changes
@@ -204,12 +224,11 @@ class RunsPane(Scoped, Vertical):
         if len(ended) == 1:
             run = ended[0]
             outcome = f": {run['outcome']}" if run["outcome"] else ""
-            self.post_message(
-                Notice(f"Run {run['id']} {run['state']}{outcome} ({run['process']})", live=True)
-            )
-        elif ended:
-            outcomes = ", ".join(run["outcome"] or run["state"] for run in ended)
-            self.post_message(Notice(f"{len(ended)} runs ended ({outcomes})", live=True))
+            text = f"Run {run['id']} {run['state']}{outcome} ({run['process']})"
+        else:
+            text = f"{len(ended)} runs ended ({', '.join(run['outcome'] or run['state'] for run in ended)})"
+        if ended:
+            self.post_message(Notice(text, live=True, group="runs ended", count=len(ended)))
 
     def _search_text(self) -> str:
         return self.query_one("#runs-search", Input).value.strip()
@@ -288,7 +307,7 @@ class RunsPane(Scoped, Vertical):
         inputs = ", ".join(f"{k}={value_text(v, 40)}" for k, v in run["inputs"].items())
         return [
             SortText("●" if run["id"] in self.marked else " ", palette.accent),
-            plain(run["id"]),
+            plain(short_id(run["id"], self.run_chars)),
             plain(run["process"]),
             plain(run["version"]),
             plain(run["state"], state_style),

@@ -11,6 +11,7 @@ from textual.widgets import Checkbox, Input, Select, TextArea
 
 from console.client.local import LocalClient
 from console.client.wire import Limits, QuestionKind, RunView, VerdictQuestion
+from console.format import short_id
 from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
 from console.verdict_bars import bar_for, question_bar
@@ -133,7 +134,8 @@ async def test_the_queue_flags_an_unsure_check_apart_from_an_ordinary_escalation
         rows = {}
         for key in table.keys:
             flags, kind, process, run, *_ = cells(table, key)
-            rows[run.plain] = (flags.plain, kind.plain, process.plain)
+            assert run.plain == short_id(app.main.work.entries[key]["runId"], app.main.work.run_chars)
+            rows[app.main.work.entries[key]["runId"]] = (flags.plain, kind.plain, process.plain)
         assert rows == {
             checked_run: ("? ", "check", "vetting"),
             asked_run: ("⚑ ", "escalation", "screening"),
