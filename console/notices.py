@@ -1,8 +1,8 @@
 """What the console tells the operator, without the storm: one status line plus an activity log.
 
-A notice joins the entry before it when both belong to the same group and come within `GROUP_SECONDS`
-(`5 new work items`, not five lines); an error that repeats (a server down, read every 2 s) stays one
-entry with a count and a hint. Nothing here draws: the app shows `latest` on a screen's status line,
+A notice joins the latest entry of its group when it comes within `GROUP_SECONDS` of it, across
+refreshes and whatever else was told between (`5 new work items`, `3 runs ended`, not a line each);
+an error that repeats (a server down, read every 2 s) stays one entry with a count and a hint. Nothing here draws: the app shows `latest` on a screen's status line,
 which a dialog or the help covers like any other part of the screen below it.
 """
 
@@ -18,6 +18,8 @@ from datetime import datetime
 GROUP_SECONDS = 30.0
 KEEP = 500
 """Entries kept in the activity log; older ones go."""
+RECENT = 20
+"""Entries a notice looks back over for its group: other notices between do not split a group."""
 
 HINTS = {
     "retry": "is the server running? r retries now",
@@ -62,16 +64,20 @@ class NoticeLog:
         group: str | None = None,
         count: int = 1,
     ) -> Entry:
-        last = self.entries[-1] if self.entries else None
-        if (
-            last is not None
-            and group is not None
-            and last.group == group
-            and (now - last.at).total_seconds() <= GROUP_SECONDS
-        ):
-            last.count += count
-            last.at = now
-            return last
+        same = next(
+            (
+                e
+                for e in reversed(self.entries[-RECENT:])
+                if group is not None and e.group == group and (now - e.at).total_seconds() <= GROUP_SECONDS
+            ),
+            None,
+        )
+        if same is not None:
+            same.count += count
+            same.at = now
+            self.entries.remove(same)
+            self.entries.append(same)
+            return same
         entry = Entry(now, text, severity, group, count, first=text)
         self.entries.append(entry)
         del self.entries[:-KEEP]
