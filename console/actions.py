@@ -205,7 +205,7 @@ ACTIONS: tuple[ActionSpec, ...] = (
         "Search a run id (a whole one opens the run) or process; then state, input field=value",
     ),
     ActionSpec("runs.mark", "space", "toggle_mark", "Mark", "runs", "Mark the run for a bulk cancel"),
-    ActionSpec("runs.unmark", "U", "clear_marks", "Unmark all", "runs", "Clear every mark"),
+    ActionSpec("runs.unmark", "U", "clear_marks", "Unmark all", "runs", "Clear every mark", show=False),
     ActionSpec("runs.cancel", "x", "cancel_run", "Cancel", "runs", "Cancel the selected run", write=True),
     ActionSpec(
         "runs.bulk_cancel", "X", "bulk_cancel", "Cancel marked", "runs", "Cancel every marked run", write=True
