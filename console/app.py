@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from time import monotonic
 from typing import TypeVar
 
 from rich.text import Text
@@ -351,9 +352,12 @@ class ApcApp(Scoped, App[None]):
     ) -> None:
         """Tell the operator: the status line at the bottom of the screen and the activity log (5).
         Nothing is drawn over a dialog or the help, and notices of one group close together count as
-        one. `live` is kept for callers: a refresh's notices and an action's answers show the same way."""
+        one. `live`: news a refresh found, which does not push the answer to the operator's own action
+        off the status line for a few seconds (it is in the log at once)."""
         self.toasts.append(message)
-        self.notices.add(self.now(), message, severity=severity, group=group, count=count)
+        self.notices.add(
+            self.now(), message, severity=severity, group=group, count=count, live=live, moment=monotonic()
+        )
         self.show_notices()
 
     def _activity(self, text: str, severity: str) -> None:
@@ -378,7 +382,9 @@ class ApcApp(Scoped, App[None]):
 
     def report_error(self, source: str, answer: Failure) -> None:
         """An error the refresh meets: shown once, then counted while it repeats, with a hint."""
-        entry = self.notices.error(self.now(), source, error_code(answer), error_message(answer))
+        entry = self.notices.error(
+            self.now(), source, error_code(answer), error_message(answer), moment=monotonic()
+        )
         if entry.count == 1:
             self.toasts.append(entry.text)
         self.show_notices()

@@ -79,6 +79,7 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
         ]
         elsewhere = f"Run {runs[2]} cancelled (screening)"
         assert app.toasts == [*told, "1 of 2 cancelled, 1 failed", elsewhere]
+        assert shown(app, "#notice") == "1 of 2 cancelled, 1 failed"
         await press(pilot, "5")
         log = [line[9:] for line in shown(app, "#activity-text").splitlines()]
         assert log == [elsewhere, "1 of 2 cancelled, 1 failed", *reversed(told)]
