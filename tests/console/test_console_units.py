@@ -30,6 +30,7 @@ from console.modals.decide import Confirm, DecideDialog
 from console.modals.event import parse_event
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
+from console.render import reflowed
 from console.themes import load_themes
 from tests.console.console_support import a_run, a_view, a_work_item
 
@@ -334,3 +335,10 @@ async def test_the_fourteen_tools_send_exactly_their_arguments() -> None:
         ("send_event", {"runId": "r_1", "name": "paid", "requestId": "q9"}),
         ("list_runs", {"state": "ended", "inputs": {"a": 1}}),
     ]
+
+
+def test_instructions_lose_their_source_line_breaks_but_keep_paragraphs_and_lists() -> None:
+    source = "Approve when the spend has budget, the\nvendor is active.\n\n- one item\n  indented\n- two\n# Notes\nText"
+    assert reflowed(source) == (
+        "Approve when the spend has budget, the vendor is active.\n\n- one item\n  indented\n- two\n# Notes\nText"
+    )
