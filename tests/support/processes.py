@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Mapping
 from pathlib import Path
+
+from engine.core import Engine
 
 
 def write_process(root: Path, text: str) -> Path:
@@ -14,3 +17,11 @@ def write_process(root: Path, text: str) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "PROCESS.md").write_text(text)
     return folder
+
+
+async def publish(engine: Engine, root: Path, text: str, bind: Mapping[str, str] | None = None) -> str:
+    """Write `text` under `<root>/processes` and publish it, asserting it is accepted; its name is returned."""
+    folder = write_process(root / "processes", text)
+    result = await engine.publish(folder, dict(bind or {}))
+    assert result.ok, result.issues
+    return folder.name
