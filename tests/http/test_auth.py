@@ -25,7 +25,7 @@ async def post(url: str, headers: dict[str, str], body: dict[str, Any] = CALL) -
 
 @pytest.mark.parametrize(
     "authorization",
-    [None, "Bearer not-a-token", "Bearer", f"Basic {AGENT_TOKEN}", AGENT_TOKEN, "Bearer tok-agent-screene"],
+    [None, "Bearer not-a-token", "Bearer", f"Basic {AGENT_TOKEN}", AGENT_TOKEN, f"Bearer {AGENT_TOKEN[:-1]}"],
 )
 async def test_a_request_without_a_known_bearer_token_is_401(
     server: RunningServer, authorization: str | None
