@@ -39,14 +39,12 @@ from console.widgets.virtual_table import VirtualTable
 from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.identity import Identity, agent, person
+from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import OrgConfig
+from tests.support import org
+from tests.support.org import MIRA, OPS, SCREENER
 from tests.support.processes import write_process
-
-OPS = person("ops@example.com", operator=True)
-MIRA = person("mira@example.com")
-SCREENER = agent("a_screener")
 
 SCREENING = """
 ---
@@ -228,11 +226,11 @@ PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
 
 
 def make_org() -> OrgConfig:
-    return OrgConfig.build(
-        groups={"finance-approver": [OPS.id, MIRA.id], "intake": [OPS.id], "legal": [OPS.id]},
-        people={MIRA.id: "tok-mira-0001"},
-        operators={OPS.id: "tok-ops-00001"},
-        agents={SCREENER.id: "tok-screener1"},
+    """The shared org in the console's groups: the operator is in each, so one session can act on all."""
+    return org.make_org(
+        groups={"finance-approver": (OPS, MIRA), "intake": (OPS,), "legal": (OPS,)},
+        people=(MIRA, OPS),
+        agents=(SCREENER,),
     )
 
 

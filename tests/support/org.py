@@ -29,8 +29,8 @@ AGENTS: Sequence[Identity] = (SCREENER, OTHER_AGENT)
 
 
 def token(who: Identity) -> str:
-    """The bearer token `make_org` gives `who`."""
-    return f"tok-{who.id}"
+    """The bearer token `make_org` gives `who`: `tok-mira-0001` (what a console shows of it: `…0001`)."""
+    return f"tok-{who.id.split('@')[0]}-0001"
 
 
 def make_org(
