@@ -44,7 +44,7 @@ from engine.ids import IdSource, new_id
 from engine.org import OrgConfig
 from tests.support import org
 from tests.support.org import MIRA, OPS, SCREENER
-from tests.support.processes import write_process
+from tests.support.processes import publish
 
 SCREENING = """
 ---
@@ -247,8 +247,7 @@ async def open_engine(
         root / "data", make_org(), clock=clock, public_base_url=base_url, evaluator=evaluator, ids=ids
     )
     for text, bind in PROCESSES + (((VETTING, {}),) if evaluator is not None else ()):
-        published = await engine.publish(write_process(root / "processes", text), bind)
-        assert published.ok, published.issues
+        await publish(engine, root, text, bind)
     return engine
 
 

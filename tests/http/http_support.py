@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
 from engine.org import OrgConfig
-from tests.support import org, processes
+from tests.support import org
 from tests.support.calls import rid
 from tests.support.envelopes import err as err
 from tests.support.envelopes import ok
@@ -66,10 +65,6 @@ REPORT = b"Sanctions report for Acme: no hits on OFAC or EU lists.\n" + bytes(ra
 def make_org() -> OrgConfig:
     """The shared org, but Omar has no token: he reaches the endpoint only through OAuth."""
     return org.make_org(people=(org.MIRA, org.LENA, org.OPS))
-
-
-def write_process(root: Path, text: str = SCREENING) -> Path:
-    return processes.write_process(root, text)
 
 
 Caller = Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]
