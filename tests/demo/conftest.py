@@ -23,11 +23,6 @@ from tests.support.processes import publish, write_process
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
 async def engine(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Engine]:
     eng = await Engine.open(tmp_path / "data", make_org(), clock=clock)
     try:

@@ -6,7 +6,7 @@ from here are passed on (`name as name` marks a re-export):
 
 - `ok(envelope, tool)` asserts success and validates `data` against the tool's result schema;
   `err(envelope, code, issues)` asserts the error and validates it against tool-error.json.
-- `engine` is an Engine on a temporary folder with a ManualClock (`clock`) and the shared org.
+- `engine` is an Engine on a temporary folder with the shared org, on the `clock` of tests/conftest.py.
 - `publish(engine, tmp_path, text, bind)` writes a PROCESS.md into a folder named after it and publishes.
 - `decide(engine, who, run_id, item, decision, **extra)` decides an open work item.
 """
@@ -37,11 +37,6 @@ FIXTURES = SPEC / "conformance" / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
 WORK_ITEM_VALIDATOR = validator("work-item.json")
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
 
 
 @pytest.fixture

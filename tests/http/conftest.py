@@ -16,11 +16,6 @@ from tests.support.processes import publish
 
 
 @pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
-
-
-@pytest.fixture
 def port() -> int:
     return free_port()
 
