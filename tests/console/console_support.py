@@ -44,41 +44,7 @@ from engine.ids import IdSource, new_id
 from engine.org import OrgConfig
 from tests.support import org
 from tests.support.org import MIRA, OPS, SCREENER
-from tests.support.processes import publish
-
-SCREENING = """
----
-name: screening
-description: Screen a vendor and get finance approval.
-inputs:
-  vendorName: string
-  amount: { type: number, optional: true }
-steps:
-  - id: check_vendor
-    agent: Check the vendor against the sanctions lists. Attach the report.
-    output:
-      cleared: boolean
-      summary: string
-    evidence: [file]
-    next:
-      - { to: approve, when: Vendor is cleared }
-      - { to: decline, when: Any hit }
-  - id: approve
-    person: finance-approver
-    approve: Approve when the vendor is cleared and the spend is justified.
-    due: 2d
-    on_reject: check_vendor
-    next: done
-  - id: decline
-    finish: declined
-  - id: done
-    finish: onboarded
----
-
-# Screening
-
-The agent screens the vendor; finance approves.
-"""
+from tests.support.processes import SCREENING, publish
 
 INTAKE = """
 ---

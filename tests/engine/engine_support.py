@@ -30,6 +30,7 @@ from tests.support.org import LENA, OPS, SCREENER, make_org
 from tests.support.org import MIRA as MIRA
 from tests.support.org import OMAR as OMAR
 from tests.support.org import OTHER_AGENT as OTHER_AGENT
+from tests.support.processes import SCREENING as SCREENING
 from tests.support.processes import publish as publish
 from tests.support.schemas import SPEC, validator
 
@@ -51,40 +52,6 @@ async def engine(
     finally:
         await eng.close()
 
-
-SCREENING = """
----
-name: screening
-description: Screen a vendor and get finance approval.
-inputs:
-  vendorName: string
-  amount: { type: number, optional: true }
-steps:
-  - id: check_vendor
-    agent: Check the vendor against the sanctions lists.
-    output:
-      cleared: boolean
-      summary: string
-    evidence: [file]
-    next:
-      - { to: approve, when: Vendor is cleared }
-      - { to: decline, when: Any hit }
-  - id: approve
-    person: finance-approver
-    approve: Approve when cleared.
-    due: 2d
-    on_reject: check_vendor
-    next: done
-  - id: decline
-    finish: declined
-  - id: done
-    finish: onboarded
----
-
-# Screening
-
-Screen, then approve.
-"""
 
 THREE_AGENTS = """
 ---
