@@ -13,9 +13,9 @@ from engine.http.app import RunningServer
 from engine.tools import dispatch
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 from tests.support.mcp import McpCaller
+from tests.support.rpc import ACCEPT, tool_call
 
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
+CALL = tool_call("describe")
 
 
 async def post(url: str, headers: dict[str, str], body: dict[str, Any] = CALL) -> httpx.Response:
