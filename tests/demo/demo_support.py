@@ -1,6 +1,6 @@
-"""Helpers for the demo tests: a small process, an engine on a ManualClock, schema validators.
+"""Helpers for the demo tests: small processes, the demo's org (from tests/support's), a conducted demo.
 
-Import with `from demo_support import ...`; the fixtures are in conftest.py.
+Import with `from tests.demo.demo_support import ...`; the fixtures are in conftest.py.
 """
 
 from __future__ import annotations
