@@ -1,5 +1,5 @@
-"""Fixtures for engine tests: `clock` (a ManualClock) and `engine` (see engine_support.py)."""
+"""Fixtures for engine tests: `engine` (see engine_support.py), on the `clock` of tests/conftest.py."""
 
-from tests.engine.engine_support import clock, engine
+from tests.engine.engine_support import engine
 
-__all__ = ["clock", "engine"]
+__all__ = ["engine"]
