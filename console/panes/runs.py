@@ -173,7 +173,10 @@ class RunsPane(Scoped, Vertical):
         palette: Palette,
         problems: list[str],
     ) -> None:
-        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more)."""
+        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more).
+        A read that ends after the console began to close is left alone."""
+        if not self.is_attached:
+            return
         if isinstance(runs, PagedList):
             pages = runs
         else:
@@ -220,7 +223,7 @@ class RunsPane(Scoped, Vertical):
             and run["state"] in OVER
             and run["id"] not in self.cancelled_here
         ]
-        self.cancelled_here.clear()
+        self.cancelled_here -= {run["id"] for _, run, _ in changes if run["state"] in OVER}
         if len(ended) == 1:
             run = ended[0]
             outcome = f": {run['outcome']}" if run["outcome"] else ""

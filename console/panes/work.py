@@ -278,7 +278,10 @@ class WorkPane(Scoped, Vertical):
         server_process: str | None = None,
     ) -> None:
         """Take a fresh read (a list read whole, or the paged queue); notices for what is new or newly
-        overdue among the rows read, then redraw. `server_process`: the process filter the server applied."""
+        overdue among the rows read, then redraw. `server_process`: the process filter the server applied.
+        A read that ends after the console began to close is left alone."""
+        if not self.is_attached:
+            return
         pages = entries if isinstance(entries, PagedList) else self._whole(entries)
         changes = pages.take_changes()
         if self.loaded:

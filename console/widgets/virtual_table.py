@@ -359,6 +359,10 @@ class VirtualTable(ScrollView, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         self._announce_window()
 
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        """A sideways scrollbar that comes or goes takes or gives a row on screen."""
+        self._announce_window()
+
     def on_resize(self, event: events.Resize) -> None:
         self.fit_columns()
         self._announce_window()
