@@ -20,12 +20,18 @@ SERVER = "server"
 
 
 def stamp(when: datetime) -> str:
-    """A sortable, exact timestamp for storage and ordering (microseconds, UTC)."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+    """A sortable, exact timestamp for storage and ordering (microseconds, UTC):
+    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write)."""
+    return when.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_stamp(text: str) -> datetime:
-    return datetime.strptime(text, "%Y-%m-%dT%H:%M:%S.%fZ").replace(tzinfo=UTC)
+    return datetime.fromisoformat(text)
+
+
+def wire_of_stamp(text: str) -> str:
+    """The wire timestamp (`2026-10-06T12:00:00Z`, second precision) of a storage stamp."""
+    return text[:19] + "Z"
 
 
 def stamp_of_wire(text: str) -> str:

@@ -21,7 +21,7 @@ EVENT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
 async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, Any]:
-    found = await ctx.catalog.get(args.process, args.version)
+    found = await ctx.catalog.get(args.process, args.version, call.writes)
     if found is None:
         what = f"process '{args.process}'" + (f" version {args.version}" if args.version else "")
         raise not_found(what)
