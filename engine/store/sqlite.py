@@ -243,7 +243,7 @@ class SqliteStore:
 
     async def get_request(self, request_id: str) -> RequestRecord | None:
         row = await self._one(REQUEST_SQL, request_id)
-        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
 
     async def latest_version(self, name: str) -> VersionRecord | None:
         row = await self._one(

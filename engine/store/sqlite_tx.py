@@ -235,7 +235,7 @@ class SqliteTransaction:
                 record.identity,
                 record.tool,
                 record.args_hash,
-                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
+                record.result,
             ),
         )
 
@@ -332,4 +332,4 @@ REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM request
 
 def request_record(conn: sqlite3.Connection, request_id: str) -> RequestRecord | None:
     row = conn.execute(REQUEST_SQL, (request_id,)).fetchone()
-    return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+    return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
