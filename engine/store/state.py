@@ -13,6 +13,8 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from engine.store.records import measure
+
 RunState = Literal["active", "waiting", "ended", "cancelled"]
 StepStateName = Literal["ready", "claimed", "waiting", "done", "failed", "cancelled"]
 UNFINISHED = ("ready", "claimed", "waiting")
@@ -184,8 +186,18 @@ def data_bytes(value: Any) -> int:
     return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
 
 
+def run_data_bytes(run: Run) -> int:
+    """`data_bytes(run.run_data())`, from each step record's size measured once (`records`)."""
+    size = len('{"inputs":,"steps":{}}') + measure(run.inputs, record=False)[0] + max(len(run.data) - 1, 0)
+    for sid, record in run.data.items():
+        size += data_bytes(sid) + 1 + measure(record)[0]
+    return size
+
+
 def snapshot_of(run: Run) -> str:
-    """Spec §3.4: a hash of the run data, taken at read time and compared at decision time."""
-    canonical = json.dumps(run.run_data(), sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    digest = hashlib.sha256(f"{run.id}\n{canonical}".encode())
+    """Spec §3.4: a hash of the run data, taken at read time and compared at decision time: of the
+    run's id, its inputs and each step's id and record, a record by its digest measured once."""
+    digest = hashlib.sha256(f"{run.id}\n".encode() + measure(run.inputs, record=False)[1])
+    for sid in sorted(run.data):
+        digest.update(f"\n{sid}\n".encode() + measure(run.data[sid])[1])
     return digest.hexdigest()[:32]

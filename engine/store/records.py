@@ -1,0 +1,64 @@
+"""Step records measured once: their size (as the run-data cap counts it) and their digest.
+
+A write checks the run-data cap and a run view carries a snapshot (a hash of the run data); both used
+to serialise the whole run data on every call, a megabyte for a full run. A step record is never
+edited once made (`Run.data`), and the store hands the same record objects to the next write of its
+run, so each record is serialised once, here, and what the next call needs is looked up: its compact
+UTF-8 size and the SHA-256 of its canonical text. Records under `MEMO_OVER` bytes are measured again
+each time (cheaper than remembering them); larger ones are remembered while they stay among the
+`MEMO_BYTES` most recently measured.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+MEMO_OVER = 4096
+MEMO_BYTES = 64_000_000
+
+
+class _Memo:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # engines on several threads (the embedded console, tests)
+        self._entries: OrderedDict[int, tuple[Any, int, bytes]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, record: Any) -> tuple[int, bytes] | None:
+        with self._lock:
+            hit = self._entries.get(id(record))
+            if hit is None or hit[0] is not record:
+                return None
+            self._entries.move_to_end(id(record))
+            return hit[1], hit[2]
+
+    def put(self, record: Any, size: int, digest: bytes) -> None:
+        with self._lock:
+            old = self._entries.pop(id(record), None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._entries[id(record)] = (record, size, digest)
+            self._bytes += size
+            while self._bytes > MEMO_BYTES and self._entries:
+                _, (_, dropped, _) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+
+
+_memo = _Memo()
+
+
+def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
+    """(compact UTF-8 size, SHA-256 of the canonical text) of a JSON value: canonical text is compact
+    with sorted keys, so its length is the compact size too. Only a step `record` is remembered (a
+    run's inputs are a new object on every read)."""
+    hit = _memo.get(value) if record else None
+    if hit is not None:
+        return hit
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    size, digest = len(text), hashlib.sha256(text).digest()
+    if record and size > MEMO_OVER:
+        _memo.put(value, size, digest)
+    return size, digest
