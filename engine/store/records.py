@@ -4,9 +4,8 @@ A write checks the run-data cap and a run view carries a snapshot (a hash of the
 to serialise the whole run data on every call, a megabyte for a full run. A step record is never
 edited once made (`Run.data`), and the store hands the same record objects to the next write of its
 run, so each record is serialised once, here, and what the next call needs is looked up: its compact
-UTF-8 size and the SHA-256 of its canonical text. Records under `MEMO_OVER` bytes are measured again
-each time (cheaper than remembering them); larger ones are remembered while they stay among the
-`MEMO_BYTES` most recently measured.
+UTF-8 size and the SHA-256 of its canonical text, remembered while the record stays among the
+`MEMO_BYTES` most recently measured (the memo holds the record, so its `id` cannot be reused).
 """
 
 from __future__ import annotations
@@ -17,8 +16,7 @@ import threading
 from collections import OrderedDict
 from typing import Any
 
-MEMO_OVER = 4096
-MEMO_BYTES = 64_000_000
+MEMO_BYTES = 16_000_000
 
 
 class _Memo:
@@ -59,6 +57,6 @@ def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
         return hit
     text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
     size, digest = len(text), hashlib.sha256(text).digest()
-    if record and size > MEMO_OVER:
+    if record:
         _memo.put(value, size, digest)
     return size, digest

@@ -14,10 +14,10 @@ never shows a write the database does not hold. Any other connection's commit to
 from __future__ import annotations
 
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
-MAX_CHARS = 64_000_000
+MAX_CHARS = 16_000_000
 """Step data (as stored, in characters) the cache keeps at most."""
 
 
@@ -34,10 +34,10 @@ class CachedRun:
     """Each step record's stored length: what the cache counts against `MAX_CHARS`."""
     last_pos: int
     """The largest `run_steps.pos` of the run: a step new to its data goes after it."""
+    size: int = field(init=False)
 
-    @property
-    def size(self) -> int:
-        return len(self.doc) + sum(self.chars.values())
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "size", len(self.doc) + sum(self.chars.values()))
 
 
 class RunCache:

@@ -9,9 +9,10 @@ request waits for company, only for the batch in front of it.
 
 The statements run directly on the connection (no thread hop each: SQLite serves them from its page
 cache in microseconds). The COMMIT waits on the disk: while commits take less than `INLINE_COMMIT_MS`
-(a local SSD's fsync, a fraction of a millisecond) it runs on the event loop's thread too, because the
-hop to a thread and back costs as much again; once they take longer (a slow or busy disk) it runs on
-the writer's own thread, so the event loop keeps serving while the disk works. Checkpoints (copying the
+(a local disk's fsync, a fraction of a millisecond, a few when it is busy) it runs on the event loop's
+thread too, because the hop to a thread and back costs as much again, and a batch's own work holds the
+loop longer anyway; once they take longer (a network or spinning disk) it runs on the writer's own
+thread, so the event loop keeps serving while the disk works. Checkpoints (copying the
 WAL back into the database file, which SQLite would otherwise do inside some COMMITs) run on that
 thread over a connection of their own, beside the writes, never inside a COMMIT.
 """
@@ -37,8 +38,9 @@ MAX_BATCH = 512
 """Requests in one transaction at most, so one batch never holds its callers for long."""
 BUSY_MS = 5000
 """How long BEGIN waits for another connection's write lock (another process on the same file)."""
-INLINE_COMMIT_MS = 1.0
-"""A COMMIT runs on the event loop's thread while commits take less than this (a moving average)."""
+INLINE_COMMIT_MS = 5.0
+"""A COMMIT runs on the event loop's thread while commits take less than this (a moving average):
+about what ten requests of a batch take to run."""
 CHECKPOINT_EVERY = 256
 """Requests committed between two checkpoints (about as many WAL pages as SQLite's own default)."""
 

@@ -42,17 +42,16 @@ def test_the_snapshot_changes_with_the_data_and_only_with_it() -> None:
     assert snapshot_of(other) != first
 
 
-def test_only_large_records_are_remembered_and_the_memory_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_records_are_remembered_within_a_bound_and_inputs_never(monkeypatch: pytest.MonkeyPatch) -> None:
     memo = records._Memo()
     monkeypatch.setattr(records, "_memo", memo)
-    size = records.MEMO_OVER + 8  # {"a":"xxx…"}: 8 characters around the text
+    size = 4096 + 8  # {"a":"xxx…"}: 8 characters around the text
     monkeypatch.setattr(records, "MEMO_BYTES", 2 * size)
-    small = {"a": 1}
-    large = [{"a": letter * records.MEMO_OVER} for letter in "xyz"]
-    records.measure(small)
+    inputs = {"a": 1}
+    large = [{"a": letter * 4096} for letter in "xyz"]
+    records.measure(inputs, record=False)
     records.measure(large[0])
-    records.measure(large[0]["a"], record=False)
-    assert memo.get(small) is None and memo.get(large[0]["a"]) is None
+    assert memo.get(inputs) is None
     assert memo.get(large[0]) == (size, records.measure(large[0])[1])
     records.measure(large[1])
     records.measure(large[2])
