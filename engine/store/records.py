@@ -18,6 +18,14 @@ from typing import Any
 
 MEMO_BYTES = 16_000_000
 
+compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+"""JSON text as the engine stores and measures it (one encoder made once: `json.dumps` with options
+makes a new one on every call)."""
+canonical = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+"""Compact with sorted keys: one text per value, for digests and fingerprints."""
+
 
 class _Memo:
     def __init__(self) -> None:
@@ -55,7 +63,7 @@ def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
     hit = _memo.get(value) if record else None
     if hit is not None:
         return hit
-    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False).encode()
+    text = canonical(value).encode()
     size, digest = len(text), hashlib.sha256(text).digest()
     if record:
         _memo.put(value, size, digest)

@@ -14,6 +14,7 @@ from typing import Any
 
 from engine.store import runlog, sqlite_outbox
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
+from engine.store.records import compact
 from engine.store.sqlite_cache import CachedRun, RunCache
 from engine.store.state import Notification, Run
 
@@ -126,7 +127,7 @@ class SqliteTransaction:
         gone = [(run.id, sid) for sid in loaded if sid not in run.data]
         if gone:
             self._c.executemany("DELETE FROM run_steps WHERE run_id = ? AND step_id = ?", gone)
-        texts = {sid: _compact(rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec}
+        texts = {sid: compact(rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec}
         kept = [(text, run.id, sid) for sid, text in texts.items() if sid in loaded]
         if kept:
             self._c.executemany("UPDATE run_steps SET data = ? WHERE run_id = ? AND step_id = ?", kept)
@@ -204,7 +205,7 @@ class SqliteTransaction:
         rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
         args: list[Any] = []
         for e in entries:
-            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            detail = compact(e.detail)
             args += [
                 run_id,
                 runlog.slot(e.seq),
@@ -321,10 +322,6 @@ def run_of(doc: str, data: str | None) -> Run:
     run = Run.from_json(doc)
     run.data = json.loads(data) if data else {}
     return run
-
-
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
 
 
 REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = ?"

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
-from engine.store.records import measure
+from engine.store.records import compact, measure
 
 RunState = Literal["active", "waiting", "ended", "cancelled"]
 StepStateName = Literal["ready", "claimed", "waiting", "done", "failed", "cancelled"]
@@ -167,7 +167,7 @@ class Run:
         doc["work_items"] = {wid: vars(item) for wid, item in self.work_items.items()}
         doc["events"] = [vars(event) for event in self.events]
         # allow_nan=False: no NaN or infinity is ever stored (the tools refuse them on the way in).
-        return json.dumps(doc, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        return compact(doc)
 
     @classmethod
     def from_json(cls, text: str) -> Run:
@@ -183,7 +183,7 @@ class Run:
 
 def data_bytes(value: Any) -> int:
     """Size of a JSON value as the run-data cap counts it: compact UTF-8."""
-    return len(json.dumps(value, separators=(",", ":"), ensure_ascii=False).encode())
+    return len(compact(value).encode())
 
 
 def run_data_bytes(run: Run) -> int:

@@ -23,6 +23,8 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from engine.store.records import compact
+
 SEALED_TOOLS = frozenset({"claim", "renew"})
 NONCE_BYTES = 12
 DEFLATE_OVER = 8192
@@ -38,7 +40,7 @@ class Replays:
     def seal(self, request_id: str, identity: str, tool: str, result: Any) -> str:
         """What to record for this result, as JSON text: the result itself (deflated if large), or for
         a sealed tool its ciphertext."""
-        text = json.dumps(result, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
+        text = compact(result)
         deflated = len(text) > DEFLATE_OVER
         if tool not in SEALED_TOOLS:
             if not deflated:
