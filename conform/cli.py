@@ -30,7 +30,7 @@ PASS, FAIL or SKIP, with the spec section it comes from; a summary per group fol
 checks start are test runs where the check allows; the runs still open at the end are cancelled."""
 
 EPILOG = f"""\
-groups (--only): {", ".join(GROUPS)}
+groups (--only GROUP, or --only GROUP.CHECK for one check): {", ".join(GROUPS)}
 
 exit status:
   {EXIT_OK}  no check failed (some may be skipped)
@@ -64,9 +64,14 @@ def _jobs(value: str) -> int:
     return int(value)
 
 
-def _group(value: str) -> str:
-    if value not in GROUPS:
-        raise argparse.ArgumentTypeError(f"unknown group {value!r} (groups: {', '.join(GROUPS)})")
+def _selection(value: str) -> str:
+    """A group (`people`) or one check (`people.stale`) for --only."""
+    try:
+        checks((value,))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"unknown group or check {value!r} (groups: {', '.join(GROUPS)}; --list names every check)"
+        ) from None
     return value
 
 
@@ -114,10 +119,10 @@ def build_parser() -> argparse.ArgumentParser:
     choose.add_argument(
         "--only",
         action="append",
-        type=_group,
+        type=_selection,
         default=[],
-        metavar="GROUP",
-        help="run this group only; repeatable",
+        metavar="GROUP|CHECK",
+        help="run this group (people) or this check (people.stale) only; repeatable",
     )
     choose.add_argument(
         "--slow", action="store_true", help="also run checks that wait long on a real-time clock"

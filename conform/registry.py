@@ -80,12 +80,16 @@ def check(
 
 
 def checks(only: tuple[str, ...] = ()) -> list[Check]:
-    """The registered checks in report order: by group, then as written; `only` selects groups."""
+    """The registered checks in report order: by group, then as written; `only` selects groups
+    (`people`) or single checks (`people.stale`), in any mix."""
     import conform.checks  # noqa: F401  (registers every check)
 
-    unknown = [g for g in only if g not in GROUPS]
+    unknown = [name for name in only if name not in GROUPS and name not in REGISTRY]
     if unknown:
-        raise ValueError(f"unknown group {', '.join(unknown)} (groups: {', '.join(GROUPS)})")
+        raise ValueError(
+            f"unknown group or check {', '.join(unknown)} (groups: {', '.join(GROUPS)}; "
+            "--list names every check)"
+        )
     order = list(GROUPS)
-    selected = [c for c in REGISTRY.values() if not only or c.group in only]
+    selected = [c for c in REGISTRY.values() if not only or c.group in only or c.name in only]
     return sorted(selected, key=lambda c: order.index(c.group))

@@ -52,7 +52,8 @@ def test_apc_help_lists_conform(capsys: pytest.CaptureFixture[str]) -> None:
         ([], "give --config FILE (a server to check) or --self (our own)"),
         (["--self", "--config", "x.toml"], "give --config FILE (a server to check) or --self (our own)"),
         (["--self", "--server", "http://127.0.0.1:1/mcp"], "--server is for --config, not --self"),
-        (["--self", "--only", "nope"], "unknown group 'nope'"),
+        (["--self", "--only", "nope"], "unknown group or check 'nope'"),
+        (["--self", "--only", "people.nope"], "unknown group or check 'people.nope'"),
         (["--self", "--speed", "0"], "must be a positive number"),
         (["--self", "--jobs", "0"], "expected a whole number from 1"),
         (["--config", "x.toml", "--server", "ftp://x"], "expected an http(s) URL"),
@@ -61,6 +62,13 @@ def test_apc_help_lists_conform(capsys: pytest.CaptureFixture[str]) -> None:
 def test_usage_errors_exit_2(argv: list[str], message: str, capsys: pytest.CaptureFixture[str]) -> None:
     assert _run(argv)[0] == EXIT_USAGE
     assert message in capsys.readouterr().err
+
+
+def test_only_takes_single_checks_beside_groups() -> None:
+    code, out = _run(["--list", "--only", "people.stale", "--only", "time"])
+    assert code == 0
+    names = [line.split()[0] for line in out.splitlines()]
+    assert names == ["people.stale", *[c.name for c in checks(("time",))]]
 
 
 def test_list_names_every_check_with_its_section_and_coverage() -> None:
