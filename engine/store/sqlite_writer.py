@@ -12,9 +12,9 @@ cache in microseconds). The COMMIT waits on the disk: while commits take less th
 (a local disk's fsync, a fraction of a millisecond, a few when it is busy) it runs on the event loop's
 thread too, because the hop to a thread and back costs as much again, and a batch's own work holds the
 loop longer anyway; once they take longer (a network or spinning disk) it runs on the writer's own
-thread, so the event loop keeps serving while the disk works. Checkpoints (copying the
-WAL back into the database file, which SQLite would otherwise do inside some COMMITs) run on that
-thread over a connection of their own, beside the writes, never inside a COMMIT.
+thread, so the event loop keeps serving while the disk works. Checkpoints (copying the WAL back into
+the database file, which SQLite would otherwise do inside some COMMITs) run on that thread over a
+connection of their own, beside the writes, never inside a COMMIT.
 """
 
 from __future__ import annotations
