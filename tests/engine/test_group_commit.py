@@ -5,7 +5,7 @@ that waits for an event, then queueing more behind it: counted, never timed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,6 @@ from tests.engine.engine_support import (
     rid,
     start,
 )
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = await SqliteStore.open(tmp_path / "engine.db")
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 def sqlite_store(engine: Engine) -> SqliteStore:

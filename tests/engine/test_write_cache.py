@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import sqlite3
 import threading
-from collections.abc import AsyncIterator
 from pathlib import Path
 
 import pytest
@@ -17,15 +16,6 @@ from engine.store import sqlite_writer
 from engine.store.base import DerivedRows, Transaction
 from engine.store.sqlite import SqliteStore
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = await SqliteStore.open(tmp_path / "engine.db")
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 async def set_meta(tx: Transaction) -> None:
