@@ -164,7 +164,7 @@ class SqliteTransaction:
                 c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
             if derived.timers:
                 c.executemany(
-                    "INSERT INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
                     [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
                 )
 
