@@ -41,8 +41,8 @@ BUSY_MS = 5000
 INLINE_COMMIT_MS = 5.0
 """A COMMIT runs on the event loop's thread while commits take less than this (a moving average):
 about what ten requests of a batch take to run."""
-CHECKPOINT_EVERY = 256
-"""Requests committed between two checkpoints (about as many WAL pages as SQLite's own default)."""
+CHECKPOINT_EVERY = 100
+"""Requests committed between two checkpoints: about a thousand WAL pages, as SQLite's own default."""
 
 
 @dataclass
