@@ -1,5 +1,5 @@
-"""Fixtures for engine tests: `clock` (a ManualClock), `engine` (see engine_support.py) and `store` (a
-bare SQLite store, for the writer's own tests)."""
+"""Fixtures for engine tests: `engine` (see engine_support.py), on the `clock` of tests/conftest.py, and
+`store` (a bare SQLite store, for the writer's own tests)."""
 
 from collections.abc import AsyncIterator
 from pathlib import Path
@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from engine.store.sqlite import SqliteStore
-from tests.engine.engine_support import clock, engine
+from tests.engine.engine_support import engine
 
-__all__ = ["clock", "engine", "store"]
+__all__ = ["engine", "store"]
 
 
 @pytest.fixture
