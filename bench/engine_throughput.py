@@ -15,16 +15,22 @@
   transitions/s beside ours.
 
 With `--store postgresql` the runs go through engines on one PostgreSQL database instead, 1 and 3
-servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`).
+servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`). With `--profile`
+only the single-client loop runs, under cProfile counting the event loop thread's CPU time, and where
+a write call's time goes is printed by part (SQLite, JSON, the engine's layers, the event loop), with
+the wall time the thread spent waiting (the fsync, the scheduler).
 
     .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
+                                                [--profile]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
 import os
+import pstats
 import sqlite3
 import statistics
 import subprocess
@@ -377,11 +383,63 @@ def spiff_transitions_per_second(path: Path, workflows: int) -> tuple[float, str
     return transitions / elapsed, SPIFF_SETTINGS.format(version=__version__)
 
 
+PROFILE_PARTS = (
+    # (part, test on a profiled function's file and name); the first that matches takes its time.
+    ("SQLite statements and COMMIT", lambda file, name: "sqlite3." in name),
+    ("JSON", lambda file, name: "/json/" in file or "_json" in name),
+    (
+        "hashing, sealing, deflating",
+        lambda file, name: any(w in name for w in ("_hashlib", "AESGCM", "zlib")),
+    ),
+    ("pydantic argument checks", lambda file, name: "pydantic" in file or "pydantic" in name),
+    ("engine store (Python)", lambda file, name: "/engine/store/" in file),
+    ("engine tools (dispatch, checks, views)", lambda file, name: "/engine/tools/" in file),
+    ("engine runtime (transitions)", lambda file, name: "/engine/runtime/" in file),
+    ("event loop, tasks, futures", lambda file, name: "/asyncio/" in file or "_asyncio" in name),
+)
+
+
+async def profile_single(root: Path, runs: int) -> None:
+    """Single-client write calls under cProfile (the thread's CPU time), by part of the engine."""
+    engine = await open_engine(root, "engine-profile")
+    call = caller(engine, 0)
+    try:
+        await drive_runs(call, "warm", max(1, runs // 10))
+        profile = cProfile.Profile(time.thread_time)
+        wall, cpu = time.perf_counter(), time.thread_time()
+        profile.enable()
+        calls = len(await drive_runs(call, "p", runs))
+        profile.disable()
+        wall, cpu = time.perf_counter() - wall, time.thread_time() - cpu
+    finally:
+        await engine.close()
+    parts = dict.fromkeys([part for part, _ in PROFILE_PARTS] + ["other Python"], 0.0)
+
+    def part_of(file: str, name: str) -> str | None:
+        return next((part for part, test in PROFILE_PARTS if test(file, name)), None)
+
+    # A built-in no rule names (len, isinstance, dict.get, ...) counts for the parts that called it.
+    for (file, _, name), (_, _, own, _, callers) in pstats.Stats(profile).stats.items():  # type: ignore[attr-defined]
+        part = part_of(file, name)
+        if part is None and file == "~" and callers:
+            for (caller_file, _, caller_name), (_, _, share, _) in callers.items():
+                parts[part_of(caller_file, caller_name) or "other Python"] += share
+        else:
+            parts[part or "other Python"] += own
+    total = sum(parts.values())
+    out("profiled write call, wall", wall / calls * 1e6, "us")
+    out("profiled write call, CPU of the event loop's thread", cpu / calls * 1e6, "us")
+    out("profiled write call, waiting (fsync, scheduler)", max(wall - cpu, 0) / calls * 1e6, "us")
+    for part, own in sorted(parts.items(), key=lambda item: -item[1]):
+        out(f"profile {part}", own / total * 100, f"% of CPU ({own / calls * 1e6:.0f} us/call)")
+
+
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=192, help="runs per engine scenario (default 192)")
     parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
+    parser.add_argument("--profile", action="store_true", help="only where a single-client call's time goes")
     from bench import pg_throughput  # here: it takes the runs' process from this module
 
     pg_throughput.add_options(parser)
@@ -391,6 +449,9 @@ async def main() -> None:
         return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
+        if options.profile:
+            await profile_single(root, options.runs)
+            return
         single, _, single_batch, doc_bytes = await engine_clients(root, 1, options.runs)
         commits = await baseline_rate(root, options.runs * WRITES_PER_RUN, doc_bytes)
         print(

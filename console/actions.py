@@ -197,9 +197,15 @@ ACTIONS: tuple[ActionSpec, ...] = (
     ActionSpec("work.sort", "s", "cycle_sort", "Sort", "work", "Sort by age or by due"),
     ActionSpec("runs.open", "enter,o", "open_run", "Open", "runs", "Open the selected run"),
     ActionSpec(
-        "runs.filter", "slash", "filter", "Filter", "runs", "Filter by process, state, input field=value"
+        "runs.filter",
+        "slash",
+        "filter",
+        "Search",
+        "runs",
+        "Search a run id (a whole one opens the run) or process; then state, input field=value",
     ),
-    ActionSpec("runs.mark", "space", "toggle_mark", "Mark", "runs", "Mark the run for a bulk action"),
+    ActionSpec("runs.mark", "space", "toggle_mark", "Mark", "runs", "Mark the run for a bulk cancel"),
+    ActionSpec("runs.unmark", "U", "clear_marks", "Unmark all", "runs", "Clear every mark", show=False),
     ActionSpec("runs.cancel", "x", "cancel_run", "Cancel", "runs", "Cancel the selected run", write=True),
     ActionSpec(
         "runs.bulk_cancel", "X", "bulk_cancel", "Cancel marked", "runs", "Cancel every marked run", write=True

@@ -2,14 +2,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TypeVar
-
 from console.client.envelope import error_code, error_issues, error_message
-from console.client.wire import Envelope, Failure, RunView, SendEventResult
+from console.client.wire import Failure, RunView, SendEventResult
 from console.format import short_id
-
-T = TypeVar("T")
 
 CURRENT = ("ready", "claimed", "waiting")
 """Step states where a run is now."""
@@ -43,8 +38,3 @@ def error_lines(answer: Failure) -> list[str]:
     lines = [f"{error_code(answer)}: {error_message(answer)}"]
     lines += [f"  • {issue}" for issue in error_issues(answer)]
     return lines
-
-
-def answer_lines(answer: Envelope[T], summary: Callable[[T], str]) -> list[str]:
-    """What succeeded, in the words `summary` gives the result, or every issue of the failure."""
-    return [summary(answer["data"])] if answer["ok"] else error_lines(answer)

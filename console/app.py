@@ -12,6 +12,7 @@ import gc
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from time import monotonic
 from typing import TypeVar
 
 from rich.text import Text
@@ -242,6 +243,7 @@ class ApcApp(Scoped, App[None]):
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
                 main.processes.show(processes, found, self.palette)
+                main.runs.process_names = {p["name"] for p in processes}
         work = main.work
         lists.filter_work(work.filters().process)
 
@@ -369,9 +371,12 @@ class ApcApp(Scoped, App[None]):
     ) -> None:
         """Tell the operator: the status line at the bottom of the screen and the activity log (5).
         Nothing is drawn over a dialog or the help, and notices of one group close together count as
-        one. `live` is kept for callers: a refresh's notices and an action's answers show the same way."""
+        one. `live`: news a refresh found, which does not push the answer to the operator's own action
+        off the status line for a few seconds (it is in the log at once)."""
         self.toasts.append(message)
-        self.notices.add(self.now(), message, severity=severity, group=group, count=count)
+        self.notices.add(
+            self.now(), message, severity=severity, group=group, count=count, live=live, moment=monotonic()
+        )
         self.show_notices()
 
     def _activity(self, text: str, severity: str) -> None:
@@ -396,7 +401,9 @@ class ApcApp(Scoped, App[None]):
 
     def report_error(self, source: str, answer: Failure) -> None:
         """An error the refresh meets: shown once, then counted while it repeats, with a hint."""
-        entry = self.notices.error(self.now(), source, error_code(answer), error_message(answer))
+        entry = self.notices.error(
+            self.now(), source, error_code(answer), error_message(answer), moment=monotonic()
+        )
         if entry.count == 1:
             self.toasts.append(entry.text)
         self.show_notices()
@@ -420,6 +427,10 @@ class ApcApp(Scoped, App[None]):
     @on(messages.OpenRun)
     def _open_run(self, message: messages.OpenRun) -> None:
         self.open_run(message.run_id)
+
+    @on(messages.FindRun)
+    def _find_run(self, message: messages.FindRun) -> None:
+        self.run_worker(self.flows.find_run(message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:

@@ -8,13 +8,12 @@ what the protocol records, names what it acts on, calls the server and shows its
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Sequence
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.answer import answer_lines, event_line, run_now_line, run_state_line
+from console.answer import event_line, run_now_line, run_state_line
 from console.client import Identity, failure
 from console.client.files import FetchedFile
 from console.client.paging import PAGE, all_pages
@@ -38,7 +37,6 @@ from console.modals.common import (
     ChoiceDialog,
     PathDialog,
     ReasonDialog,
-    ResultsDialog,
     TextDialog,
 )
 from console.modals.decide import DecideDialog
@@ -66,6 +64,14 @@ class Flows:
         await self.app.push_screen(screen)
         self.app.show_notices()
         await self.load_run(screen)
+
+    async def find_run(self, run_id: str) -> None:
+        """A run id typed in the runs search: open it when the server knows it, even when it is not among
+        the rows loaded; else the search stays a search of the loaded rows, as the runs pane shows it."""
+        answer = await self.app.client.get_run(run_id)
+        if answer["ok"]:
+            self.app.main.runs.clear_search()
+            await self.open_run(run_id)
 
     async def load_run(self, screen: RunScreen) -> None:
         """Read the run again and show it, with its document and each verdict's bars; then read back
@@ -202,32 +208,54 @@ class Flows:
         self.app.push_screen(ReasonDialog(title, subject, confirm=confirm), confirmed)
 
     async def cancel(self, run_ids: Sequence[str], reason: str) -> None:
-        """Cancel each run in turn; with several, the runs status line counts them and `esc` stops the rest."""
+        """Cancel each run in turn; with several, the runs status line counts them and `esc` stops the
+        rest. The answers are told even when the worker is cancelled (`esc`), which it then still is."""
         app = self.app
         results: list[tuple[str, Envelope[CancelResult]]] = []
         pane = app.main.runs
-        stopped = False
         try:
             for run_id in run_ids:
                 if len(run_ids) > 1:
                     pane.progress = f"cancelling {len(results) + 1:,} of {len(run_ids):,}… (esc stops)"
                     pane.show_status()
-                results.append((run_id, await app.client.cancel(run_id, reason)))
-        except asyncio.CancelledError:
-            stopped = True
+                answer = await app.client.cancel(run_id, reason)
+                results.append((run_id, answer))
+                if answer["ok"]:
+                    pane.cancelled_here.add(run_id)
+        except BaseException:
+            self.tell_cancelled(run_ids, results)
+            app.reload_soon()
+            raise
         finally:
             pane.progress = ""
             pane.show_status()
-        if stopped:
-            app.toast(f"Bulk cancel stopped after {len(results)} of {len(run_ids)} runs", severity="warning")
-        if len(results) == 1 and len(run_ids) == 1:
-            run_id, answer = results[0]
-            app.show_answer(f"Cancel {run_id}", answer, run_state_line)
-        else:
-            app.main.runs.unmark({run_id for run_id, answer in results if answer["ok"]})
-            lines = [(run_id, answer_lines(answer, run_state_line)) for run_id, answer in results]
-            await app.push_screen(ResultsDialog(f"Cancelled {len(results)} runs", lines))
         await app.reload_all()
+        self.tell_cancelled(run_ids, results)
+
+    def tell_cancelled(
+        self, run_ids: Sequence[str], results: Sequence[tuple[str, Envelope[CancelResult]]]
+    ) -> None:
+        """One run: its answer. Several: one line per run in the activity log (with the error code of
+        each that failed), then `1 of 2 cancelled, 1 failed` on the status line; cancelled runs are
+        unmarked."""
+        app = self.app
+        if len(run_ids) == 1:
+            for run_id, answer in results:
+                app.show_answer(f"Cancel {run_id}", answer, run_state_line)
+            return
+        for run_id, answer in results:
+            if answer["ok"]:
+                app.toast(run_state_line(answer["data"]))
+            else:
+                error = answer["error"]
+                app.toast(f"{run_id} not cancelled: {error['code']}: {error['message']}", severity="error")
+        done = {run_id for run_id, answer in results if answer["ok"]}
+        app.main.runs.unmark(done)
+        failed = len(results) - len(done)
+        summary = f"{len(done)} of {len(run_ids)} cancelled, {failed} failed"
+        if len(results) < len(run_ids):
+            summary += f", stopped with {len(run_ids) - len(results)} left"
+        app.toast(summary, severity="warning" if failed or len(results) < len(run_ids) else "information")
 
     # start a run
 

@@ -7,6 +7,7 @@ strings (never markup) and the widgets only add styles.
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable
 from datetime import datetime
 from functools import lru_cache
 from typing import Any
@@ -131,6 +132,16 @@ def assignee(assigned: GroupAssignee | PersonAssignee | None) -> str:
 def short_id(run_id: str, keep: int = 6) -> str:
     """`r_7d64…`: enough of an id to recognise it in a sentence."""
     return run_id if len(run_id) <= keep + 1 else run_id[:keep] + "…"
+
+
+def unique_prefix(ids: Iterable[str], least: int = 6) -> int:
+    """How many leading characters tell these ids apart (at least `least`), for `short_id`."""
+    distinct = set(ids)
+    longest = max(map(len, distinct), default=0)
+    need = least
+    while need < longest and len({i[:need] for i in distinct}) < len(distinct):
+        need += 1
+    return need
 
 
 def one_line(text: object, limit: int = 200) -> str:

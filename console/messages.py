@@ -29,6 +29,14 @@ class OpenRun(ConsoleMessage):
         self.run_id = run_id
 
 
+class FindRun(ConsoleMessage):
+    """A whole run id typed in the runs search: open that run when the server has it, loaded or not."""
+
+    def __init__(self, run_id: str) -> None:
+        super().__init__()
+        self.run_id = run_id
+
+
 class DecideRequested(ConsoleMessage):
     """Open the decision form for this work item (in `get_work` shape)."""
 

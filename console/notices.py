@@ -1,8 +1,8 @@
 """What the console tells the operator, without the storm: one status line plus an activity log.
 
-A notice joins the entry before it when both belong to the same group and come within `GROUP_SECONDS`
-(`5 new work items`, not five lines); an error that repeats (a server down, read every 2 s) stays one
-entry with a count and a hint. Nothing here draws: the app shows `latest` on a screen's status line,
+A notice joins the latest entry of its group when it comes within `GROUP_SECONDS` of it, across
+refreshes and whatever else was told between (`5 new work items`, `3 runs ended`, not a line each);
+an error that repeats (a server down, read every 2 s) stays one entry with a count and a hint. Nothing here draws: the app shows `latest` on a screen's status line,
 which a dialog or the help covers like any other part of the screen below it.
 """
 
@@ -16,8 +16,12 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 GROUP_SECONDS = 30.0
+HOLD_SECONDS = 8.0
+"""How long the answer to an action stays on the status line before live news takes its place."""
 KEEP = 500
 """Entries kept in the activity log; older ones go."""
+RECENT = 20
+"""Entries a notice looks back over for its group: other notices between do not split a group."""
 
 HINTS = {
     "retry": "is the server running? r retries now",
@@ -29,6 +33,7 @@ DEFAULT_HINT = "r retries now; the log (5) keeps every notice"
 @dataclass
 class Entry:
     at: datetime
+    """When, by the connection's clock (a demo's runs faster): what the activity log shows."""
     text: str
     severity: str = "information"
     group: str | None = None
@@ -37,6 +42,8 @@ class Entry:
     hint: str = ""
     first: str = ""
     """The first notice's own words, shown while the group holds only it."""
+    moment: float = 0.0
+    """When, in real seconds (grouping and holding go by these, not by a demo's fast clock)."""
 
     @property
     def line(self) -> str:
@@ -52,6 +59,11 @@ class Entry:
 @dataclass
 class NoticeLog:
     entries: list[Entry] = field(default_factory=list)
+    latest: Entry | None = None
+    """What the status line shows: the newest entry, except that live news does not take the place of
+    the answer to the operator's own action for `HOLD_SECONDS` (it goes to the log only)."""
+    _answered: float | None = None
+    """`moment` of the answer on the status line, while it holds it."""
 
     def add(
         self,
@@ -61,40 +73,56 @@ class NoticeLog:
         severity: str = "information",
         group: str | None = None,
         count: int = 1,
+        live: bool = False,
+        moment: float | None = None,
     ) -> Entry:
-        last = self.entries[-1] if self.entries else None
-        if (
-            last is not None
-            and group is not None
-            and last.group == group
-            and (now - last.at).total_seconds() <= GROUP_SECONDS
-        ):
-            last.count += count
-            last.at = now
-            return last
-        entry = Entry(now, text, severity, group, count, first=text)
-        self.entries.append(entry)
-        del self.entries[:-KEEP]
+        """`live`: news a refresh found, not an answer to the operator. `moment`: real seconds (by
+        default `now`'s)."""
+        moment = now.timestamp() if moment is None else moment
+        same = next(
+            (
+                e
+                for e in reversed(self.entries[-RECENT:])
+                if group is not None and e.group == group and moment - e.moment <= GROUP_SECONDS
+            ),
+            None,
+        )
+        if same is not None:
+            same.count += count
+            same.at, same.moment = now, moment
+            self.entries.remove(same)
+            entry = same
+        else:
+            entry = Entry(now, text, severity, group, count, first=text, moment=moment)
+        self._keep(entry)
+        if not live:
+            self._answered = moment
+        elif self._answered is not None and moment - self._answered < HOLD_SECONDS:
+            return entry
+        self.latest = entry
         return entry
 
-    def error(self, now: datetime, source: str, code: str, message: str) -> Entry:
+    def error(
+        self, now: datetime, source: str, code: str, message: str, moment: float | None = None
+    ) -> Entry:
         """An error as one entry per distinct error: a repeat counts, with a hint of what to do."""
+        moment = now.timestamp() if moment is None else moment
         text = f"{source}: {code}: {message}"
         same = next((e for e in reversed(self.entries) if e.severity == "error" and e.group == text), None)
         if same is not None:
             same.count += 1
-            same.at = now
+            same.at, same.moment = now, moment
             self.entries.remove(same)
-            self.entries.append(same)
-            return same
-        entry = Entry(now, text, "error", group=text, hint=HINTS.get(code, DEFAULT_HINT))
-        self.entries.append(entry)
-        del self.entries[:-KEEP]
+            entry = same
+        else:
+            entry = Entry(now, text, "error", group=text, hint=HINTS.get(code, DEFAULT_HINT), moment=moment)
+        self._keep(entry)
+        self.latest = entry
         return entry
 
-    @property
-    def latest(self) -> Entry | None:
-        return self.entries[-1] if self.entries else None
+    def _keep(self, entry: Entry) -> None:
+        self.entries.append(entry)
+        del self.entries[:-KEEP]
 
 
 Listener = Callable[[str, str], None]

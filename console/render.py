@@ -6,6 +6,7 @@ and the decision form, so a verdict or a handoff reads the same wherever it appe
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 
 from rich.text import Text
@@ -131,15 +132,31 @@ def step_data_lines(step_data: StepData | None, palette: Palette, bar: BarOf | N
     return lines or [("not completed", palette.muted)]
 
 
+BLOCK_START = re.compile(r"([-*+]|\d+[.)])\s|[|#>]")
+"""A line that starts its own block in Markdown: a list item, a table row, a heading, a quote."""
+ONE_LINE_BLOCK = re.compile(r"[|#]")
+"""A block that ends with its line: a heading, a table row."""
+
+
+def reflowed(text: str) -> str:
+    """Instructions without the line breaks of their source file: the lines of one paragraph are
+    joined (Markdown's soft breaks), so the pane wraps them to its own width; blank lines, list items
+    and indented lines stay where they are."""
+    lines: list[str] = []
+    for line in text.splitlines():
+        stripped, before = line.strip(), lines[-1].strip() if lines else ""
+        soft = before and stripped and not line[0].isspace()
+        if soft and not BLOCK_START.match(stripped) and not ONE_LINE_BLOCK.match(before):
+            lines[-1] += " " + stripped
+        else:
+            lines.append(line)
+    return "\n".join(lines)
+
+
 def work_item_lines(item: WorkItem, palette: Palette, bar: BarOf | None = None) -> list[Line]:
-    """A work item as its assignee reads it before deciding."""
-    lines: list[Line] = [(str(item.get("text", "")), "")]
-    lines.append(
-        (
-            f"assigned to {assignee(item.get('assignedTo'))} · due {stamp(item.get('due')) or '—'}",
-            palette.muted,
-        )
-    )
+    """A work item as its assignee reads it before deciding: why it came to them first (the escalation
+    note, or the questions an unsure check left open), then the instructions."""
+    lines: list[Line] = []
     escalation = item.get("escalation")
     if escalation is not None:
         if escalation.get("check") is not None:
@@ -151,10 +168,17 @@ def work_item_lines(item: WorkItem, palette: Palette, bar: BarOf | None = None) 
             )
         )
         lines += check_lines(escalation.get("check"), palette, "  ", bar)
-        candidate = escalation.get("candidate")
-        if candidate is not None:
-            lines.append(("  held candidate:", "bold"))
-            lines += record_lines(candidate, palette, "    ", bar)
+    lines.append((reflowed(str(item.get("text", ""))), ""))
+    lines.append(
+        (
+            f"assigned to {assignee(item.get('assignedTo'))} · due {stamp(item.get('due')) or '—'}",
+            palette.muted,
+        )
+    )
+    candidate = None if escalation is None else escalation.get("candidate")
+    if candidate is not None:
+        lines.append(("held candidate:", "bold"))
+        lines += record_lines(candidate, palette, "  ", bar)
     lines += handoff_lines(item.get("handoff"), palette, bar)
     routes = item.get("next")
     if routes is not None:

@@ -139,4 +139,4 @@ class ManualClock:
 
 def rfc3339(when: datetime) -> str:
     """The wire form of a timestamp: UTC, second precision, `Z` suffix."""
-    return when.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"

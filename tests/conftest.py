@@ -1,4 +1,5 @@
-"""Test-wide fixtures: the PostgreSQL schema fixtures, and the store a `both_stores` test runs on.
+"""Test-wide fixtures: a ManualClock, the PostgreSQL schema fixtures, and the store a `both_stores` test
+runs on.
 
 A test module marked `pytestmark = pytest.mark.both_stores` runs each of its tests that use the
 `store_kind` fixture (the engine fixture does) once on SQLite and once on PostgreSQL.
@@ -8,9 +9,16 @@ from __future__ import annotations
 
 import pytest
 
+from engine.clock import ManualClock
 from tests.support.postgres import BOTH_STORES, pg_database, pg_schema_url
 
-__all__ = ["pg_database", "pg_schema_url", "store_kind"]
+__all__ = ["clock", "pg_database", "pg_schema_url", "store_kind"]
+
+
+@pytest.fixture
+def clock() -> ManualClock:
+    """Time that moves only when the test moves it."""
+    return ManualClock()
 
 
 @pytest.fixture

@@ -103,23 +103,6 @@ class AnswerDialog(Dialog[None]):
             yield Static(Text("\n".join(error_lines(self.answer)), style="bold"), id="answer")
 
 
-class ResultsDialog(Dialog[None]):
-    """One line per subject of a bulk action, each with the server's answer for it (as `answer_lines`)."""
-
-    def __init__(self, title: str, results: Sequence[tuple[str, list[str]]]) -> None:
-        super().__init__(title)
-        self.results = list(results)
-
-    def compose_body(self) -> ComposeResult:
-        lines: list[str] = []
-        for subject, answer in self.results:
-            first, *rest = answer
-            lines.append(f"{subject}: {first}")
-            lines.extend(rest)
-        with VerticalScroll(classes="answer"):
-            yield Static(Text("\n".join(lines)), id="results")
-
-
 class ChoiceDialog(Dialog[T]):
     def __init__(self, title: str, choices: Sequence[tuple[str, T]]) -> None:
         super().__init__(title)

@@ -1,8 +1,14 @@
 """Every run the server lists, filtered by process, state and input fields, paged, live, markable.
 
-The list is a `PagedList` read page by page as the view needs it (newest first, the server's order);
-every filter goes to the server. Marks (k9s style) select runs for a bulk cancel, and survive paging:
-a marked run whose page is let go is still marked. The confirmation names how many and which.
+The list is a `PagedList` read page by page as the view needs it (newest first, the server's order).
+The search box takes a process name (the server filters by it), a whole run id (that run opens, loaded
+or not), or anything else: a run id prefix or part of a process name, searched among the loaded rows,
+as the status line says. State and input filters go to the server.
+
+A cursor on the first row follows the newest run; anywhere else it stays on its run, and runs that
+arrive above it while the operator looks further down are counted on the status line (`newer runs
+above`) until they scroll up to them. Marks (k9s style) select runs for a bulk cancel, and survive
+paging: a marked run whose page is let go is still marked. The confirmation names how many and which.
 """
 
 from __future__ import annotations
@@ -20,24 +26,25 @@ from textual.widgets import Input, Select, Static
 from console.actions import bindings
 from console.client.paging import Change, PagedList
 from console.client.wire import Json, RunState, RunSummary
-from console.format import SortText, plain, stamp, value_text
-from console.messages import CancelRequested, Notice, OpenRun, RefreshRequested, RowsWanted
+from console.format import SortText, plain, short_id, stamp, unique_prefix, value_text
+from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.panes.work import wants_rows, window_text
 from console.scoped import Permissions, Scoped
+from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.virtual_table import VirtualTable, Window
 
 COLUMNS = (
     Column("mark", "", 1),
-    Column("run", "Run", 12),
-    Column("process", "Process", 18),
-    Column("version", "v", 3),
+    Column("run", "Run", 8),
+    Column("process", "Process", 18, least=10, most=32),
+    Column("version", "v", 3, drop=3),
     Column("state", "State", 9),
-    Column("outcome", "Outcome", 12),
-    Column("started", "Started", 16),
-    Column("updated", "Updated", 16),
-    Column("inputs", "Inputs", 60),
+    Column("outcome", "Outcome", 12, least=7, most=24),
+    Column("started", "Started", 16, drop=2),
+    Column("updated", "Updated", 16, drop=1),
+    Column("inputs", "Inputs", 60, least=20, grow=True),
 )
 STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
 OVER = ("ended", "cancelled")
@@ -110,12 +117,20 @@ class RunsPane(Scoped, Vertical):
         self.loaded = False
         self.progress = ""
         self.problems: list[str] = []
+        self.process_names: set[str] = set()
+        """Published process names (from above): a search that is one is the server's process filter."""
+        self.newer = 0
+        """Rows that arrived above the view while the cursor stayed on its run."""
+        self.run_chars = unique_prefix(())
+        """Characters of a run id shown: enough to tell apart every run loaded."""
+        self.cancelled_here: set[str] = set()
+        """Runs this console cancelled: their end is told by the cancel, not again as news."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="filters"):
-            yield Input(placeholder="process", id="runs-process", compact=True)
+            yield Input(placeholder="/ run id or process", id="runs-search", compact=True)
             yield Select([(Text(s), s) for s in STATES], prompt="any state", id="runs-state", compact=True)
-            yield Input(placeholder="/ input field=value, …", id="runs-inputs", compact=True)
+            yield Input(placeholder="input field=value, …", id="runs-inputs", compact=True)
         yield VirtualTable(COLUMNS, source=self._cells, id="runs-table")
         yield Static("", id="runs-status", classes="status-line")
 
@@ -130,7 +145,7 @@ class RunsPane(Scoped, Vertical):
     def action_ready(self, action: str) -> bool:
         if action in ("open_run", "cancel_run", "toggle_mark"):
             return self.table.current_key is not None
-        if action == "bulk_cancel":
+        if action in ("bulk_cancel", "clear_marks"):
             return bool(self.marked)
         if action == "load_more":
             return self.more
@@ -139,8 +154,8 @@ class RunsPane(Scoped, Vertical):
     def query_arguments(self) -> tuple[RunsQuery, list[str]]:
         """The `list_runs` filter as typed, and what in it could not be read."""
         arguments: RunsQuery = {}
-        process = self.query_one("#runs-process", Input).value.strip()
-        if process:
+        process = self._search_text()
+        if process in self.process_names:
             arguments["process"] = process
         state = self.query_one("#runs-state", Select).value
         chosen = next((s for s in STATES if s == state), None)
@@ -158,7 +173,10 @@ class RunsPane(Scoped, Vertical):
         palette: Palette,
         problems: list[str],
     ) -> None:
-        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more)."""
+        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more).
+        A read that ends after the console began to close is left alone."""
+        if not self.is_attached:
+            return
         if isinstance(runs, PagedList):
             pages = runs
         else:
@@ -171,6 +189,10 @@ class RunsPane(Scoped, Vertical):
             self._announce_ended(changes)
         self.pages = pages
         self.runs = KeptRuns(pages)
+        if not self.loaded or any(
+            is_new or before is None or before["outcome"] != run["outcome"] for before, run, is_new in changes
+        ):
+            self._measure()
         self.loaded = True
         for _, run, _ in changes:
             if run["id"] in self._marked_rows:
@@ -178,35 +200,88 @@ class RunsPane(Scoped, Vertical):
         self.problems = problems
         self.redraw(palette, problems)
 
+    def _measure(self) -> None:
+        """Fit the columns to what the loaded rows hold; run ids to a prefix unique among them."""
+        runs = self.pages.kept()
+        self.run_chars = unique_prefix(self.pages.keys)
+        self.table.fit_columns(
+            {
+                "run": longest(short_id(run_id, self.run_chars) for run_id in self.pages.keys),
+                "process": longest(run["process"] for run in runs),
+                "outcome": longest(run["outcome"] or "" for run in runs),
+            }
+        )
+
     def _announce_ended(self, changes: list[Change[RunSummary]]) -> None:
-        """One toast for one run that ended, one line for several, so a busy server does not bury the screen."""
+        """One notice for the runs that ended since the last read, joined with those of the reads before
+        (`5 runs ended`), so a busy server does not bury the screen."""
         ended = [
             run
             for before, run, _ in changes
-            if before is not None and before["state"] not in OVER and run["state"] in OVER
+            if before is not None
+            and before["state"] not in OVER
+            and run["state"] in OVER
+            and run["id"] not in self.cancelled_here
         ]
+        self.cancelled_here -= {run["id"] for _, run, _ in changes if run["state"] in OVER}
         if len(ended) == 1:
             run = ended[0]
             outcome = f": {run['outcome']}" if run["outcome"] else ""
-            self.post_message(
-                Notice(f"Run {run['id']} {run['state']}{outcome} ({run['process']})", live=True)
-            )
-        elif ended:
-            outcomes = ", ".join(run["outcome"] or run["state"] for run in ended)
-            self.post_message(Notice(f"{len(ended)} runs ended ({outcomes})", live=True))
+            text = f"Run {run['id']} {run['state']}{outcome} ({run['process']})"
+        else:
+            text = f"{len(ended)} runs ended ({', '.join(run['outcome'] or run['state'] for run in ended)})"
+        if ended:
+            self.post_message(Notice(text, live=True, group="runs ended", count=len(ended)))
+
+    def _search_text(self) -> str:
+        return self.query_one("#runs-search", Input).value.strip()
+
+    def needle(self) -> str:
+        """What the search looks for among the loaded rows ('' when it is a process name or empty)."""
+        text = self._search_text()
+        return "" if text in self.process_names else text.lower()
+
+    def found(self, needle: str) -> list[str]:
+        """Loaded runs whose id starts with `needle` or whose process name holds it."""
+        return [
+            key
+            for key, run in self.runs.items()
+            if key.lower().startswith(needle) or needle in run["process"].lower()
+        ]
+
+    def clear_search(self) -> None:
+        self.query_one("#runs-search", Input).value = ""
 
     def redraw(self, palette: Palette, problems: list[str] | None = None) -> None:
         self.palette = palette
         if problems is not None:
             self.problems = problems
-        self.table.set_keys(self.pages.keys)
+        needle = self.needle()
+        self._place(self.found(needle) if needle else self.pages.keys)
         self.table.refresh_rows()
         self.show_status()
         self.sync_bindings()
 
+    def _place(self, keys: list[str]) -> None:
+        """Show `keys`: a cursor on the first row with the view at the top stays there (the newest run);
+        one elsewhere stays on its run, and the rows that came above the view are counted."""
+        table = self.table
+        key, row, top = table.current_key, table.cursor_row, table.window.first
+        table.set_keys(keys)
+        if row == 0 and top == 0:
+            table.move_cursor(row=0)
+        elif key is not None and table.current_key == key and table.cursor_row > row:
+            self.newer += table.cursor_row - row
+        self.newer = min(self.newer, table.window.first)
+
     def show_status(self) -> None:
         window = self.table.window
         parts = [window_text(window.first, window.last, self.table.row_count, self.pages.more) + " runs"]
+        if self.newer:
+            parts.insert(0, f"↑ {self.newer:,} newer run{'s' if self.newer > 1 else ''} above (g)")
+        needle = self.needle()
+        if needle:
+            parts.append(f"search '{needle}' among the {len(self.pages.keys):,} loaded runs")
         if self.marked:
             parts.append(f"{len(self.marked)} marked")
         if self.progress:
@@ -235,7 +310,7 @@ class RunsPane(Scoped, Vertical):
         inputs = ", ".join(f"{k}={value_text(v, 40)}" for k, v in run["inputs"].items())
         return [
             SortText("●" if run["id"] in self.marked else " ", palette.accent),
-            plain(run["id"]),
+            plain(short_id(run["id"], self.run_chars)),
             plain(run["process"]),
             plain(run["version"]),
             plain(run["state"], state_style),
@@ -258,8 +333,9 @@ class RunsPane(Scoped, Vertical):
 
     @on(VirtualTable.WindowChanged, "#runs-table")
     def _scrolled(self, event: VirtualTable.WindowChanged) -> None:
+        self.newer = min(self.newer, max(0, event.window.first))
         self.show_status()
-        if wants_rows(self.pages, event.window):
+        if not self.needle() and wants_rows(self.pages, event.window):
             self.post_message(RowsWanted("runs", event.window))
 
     @on(VirtualTable.BottomRequested, "#runs-table")
@@ -267,14 +343,26 @@ class RunsPane(Scoped, Vertical):
         if self.pages.more:
             self.post_message(RowsWanted("runs", Window(0, -1), to_end=True))
 
+    @on(Input.Changed, "#runs-search")
+    def _search_typed(self) -> None:
+        if self.loaded:
+            self.redraw(self.palette)
+
     @on(Input.Submitted)
     @on(Select.Changed, "#runs-state")
-    def _filter_changed(self) -> None:
+    def _filter_changed(self, event: Input.Submitted | Select.Changed) -> None:
         self.table.focus()
         self.post_message(RefreshRequested())
+        text = self._search_text()
+        if isinstance(event, Input.Submitted) and event.input.id == "runs-search" and self.needle():
+            if text in self.runs:
+                self.clear_search()
+                self.post_message(OpenRun(text))
+            elif " " not in text:
+                self.post_message(FindRun(text))
 
     def action_filter(self) -> None:
-        self.query_one("#runs-inputs", Input).focus()
+        self.query_one("#runs-search", Input).focus()
 
     def action_open_run(self) -> None:
         run_id = self.selected_id()
@@ -285,6 +373,16 @@ class RunsPane(Scoped, Vertical):
         run_id = self.selected_id()
         if run_id is None:
             return
+        run = self.runs.get(run_id)
+        if run_id not in self.marked and run is not None and run["state"] in OVER:
+            self.post_message(
+                Notice(
+                    f"{run_id} {'has ended' if run['state'] == 'ended' else 'was cancelled'}:"
+                    " only active or waiting runs can be marked to cancel",
+                    severity="warning",
+                )
+            )
+            return
         self.marked ^= {run_id}
         if run_id in self.marked:
             self._marked_rows[run_id] = self.runs[run_id]
@@ -294,6 +392,12 @@ class RunsPane(Scoped, Vertical):
         self.show_status()
         self.sync_bindings()
         self.table.action_cursor_down()
+
+    def action_clear_marks(self) -> None:
+        self.unmark(set(self.marked))
+        self.table.refresh_rows()
+        self.show_status()
+        self.sync_bindings()
 
     def action_cancel_run(self) -> None:
         run_id = self.selected_id()

@@ -33,12 +33,15 @@ from console.format import (
     is_late,
     one_line,
     plain,
+    short_id,
     sort_value,
+    unique_prefix,
 )
 from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.render import to_text, work_item_lines
 from console.scoped import Permissions, Scoped
+from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.sized_text import update_sized
 from console.widgets.toggles import GlyphCheckbox
@@ -47,13 +50,13 @@ from console.widgets.virtual_table import VirtualTable, Window
 COLUMNS = (
     Column("flags", "", 2),
     Column("kind", "Kind", 10),
-    Column("process", "Process", 16),
-    Column("run", "Run", 10),
-    Column("step", "Step", 14),
-    Column("age", "Age", 4),
-    Column("due", "Due", 9),
-    Column("assigned", "Assigned", 16),
-    Column("text", "Text", 60),
+    Column("process", "Process", 16, least=10, most=32),
+    Column("run", "Run", 8),
+    Column("step", "Step", 14, least=10, most=32),
+    Column("age", "Age", 4, drop=2),
+    Column("due", "Due", 9, least=7),
+    Column("assigned", "Assigned", 16, least=10, most=24, drop=1),
+    Column("text", "Text", 60, least=16, grow=True),
 )
 KINDS = ("approve", "task", "escalation")
 KEPT_CELLS = 500
@@ -72,6 +75,11 @@ def item_key(entry: PersonWorkEntry) -> str:
 def item_kind(entry: PersonWorkEntry) -> str:
     item = entry["workItem"]
     return "escalation" if item["escalation"] else item["kind"]
+
+
+def kind_label(entry: PersonWorkEntry) -> str:
+    """The Kind column: an escalation an unsure check made is a `check`."""
+    return "check" if checked_escalation(entry) else item_kind(entry)
 
 
 def checked_escalation(entry: PersonWorkEntry) -> bool:
@@ -171,14 +179,16 @@ class _CachedRow:
 
     entry: PersonWorkEntry
     palette: Palette
+    run_chars: int
     cells: tuple[Text, ...]
     since: str | None = None
     age: _ClockCell = field(default_factory=_ClockCell)
     due: _ClockCell = field(default_factory=_ClockCell)
 
 
-def _static_cells(entry: PersonWorkEntry, palette: Palette) -> tuple[Text, ...]:
-    """Every cell that does not move with the clock: flags, kind, process, run, step, assignee, text."""
+def _static_cells(entry: PersonWorkEntry, palette: Palette, run_chars: int) -> tuple[Text, ...]:
+    """Every cell that does not move with the clock: flags, kind, process, run (its first `run_chars`
+    characters), step, assignee, text."""
     item = entry["workItem"]
     escalated, test = bool(item["escalation"]), entry["mode"] == "test"
     unsure = checked_escalation(entry)
@@ -186,13 +196,19 @@ def _static_cells(entry: PersonWorkEntry, palette: Palette) -> tuple[Text, ...]:
     flag = "?" if unsure else "⚑" if escalated else " "
     return (
         SortText(flag + ("T" if test else " "), flag_style),
-        plain("check" if unsure else item_kind(entry), flag_style if escalated else ""),
+        plain(kind_label(entry), flag_style if escalated else ""),
         plain(entry["process"]),
-        plain(entry["runId"]),
+        plain(short_id(entry["runId"], run_chars)),
         plain(item["stepId"]),
         plain(assignee(item.get("assignedTo"))),
-        plain(one_line(item.get("text"))),
+        plain(one_line(reason if (reason := escalation_note(entry)) is not None else item.get("text"))),
     )
+
+
+def escalation_note(entry: PersonWorkEntry) -> str | None:
+    """Why an escalated item came to the caller (an unsure check's note names its open questions)."""
+    escalation = entry["workItem"]["escalation"]
+    return None if escalation is None else str(escalation.get("note") or "")
 
 
 class WorkPane(Scoped, Vertical):
@@ -222,6 +238,8 @@ class WorkPane(Scoped, Vertical):
         """The process filter the paged queue was read with (the server applied it)."""
         self.progress = ""
         """What a long load is doing, for the status line (empty when none runs)."""
+        self.run_chars = unique_prefix(())
+        """Characters of a run id shown: enough to tell apart every run loaded."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="filters"):
@@ -261,13 +279,18 @@ class WorkPane(Scoped, Vertical):
         server_process: str | None = None,
     ) -> None:
         """Take a fresh read (a list read whole, or the paged queue); notices for what is new or newly
-        overdue among the rows read, then redraw. `server_process`: the process filter the server applied."""
+        overdue among the rows read, then redraw. `server_process`: the process filter the server applied.
+        A read that ends after the console began to close is left alone."""
+        if not self.is_attached:
+            return
         pages = entries if isinstance(entries, PagedList) else self._whole(entries)
         changes = pages.take_changes()
         if self.loaded:
             self._announce(changes, now)
         self.pages = pages
         self.entries = KeptRows(pages)
+        if any(is_new for *_, is_new in changes) or not self.loaded:
+            self._measure()
         self.server_process = server_process
         self.updated = updated
         self.loaded = True
@@ -275,6 +298,21 @@ class WorkPane(Scoped, Vertical):
         self._seen_processes |= {e["process"] for e in pages.kept()}
         self._refresh_process_filter(sorted(self._seen_processes))
         self.redraw(now, palette)
+
+    def _measure(self) -> None:
+        """Fit the columns to what the loaded rows hold; run ids to a prefix unique among them."""
+        entries = self.pages.kept()
+        run_ids = {key.rpartition("/")[0] for key in self.pages.keys}
+        self.run_chars = unique_prefix(run_ids)
+        self.table.fit_columns(
+            {
+                "kind": longest(kind_label(e) for e in entries),
+                "process": longest(e["process"] for e in entries),
+                "run": longest(short_id(run_id, self.run_chars) for run_id in run_ids),
+                "step": longest(e["workItem"]["stepId"] for e in entries),
+                "assigned": longest(assignee(e["workItem"].get("assignedTo")) for e in entries),
+            }
+        )
 
     def _whole(self, entries: list[PersonWorkEntry]) -> PagedList[PersonWorkEntry]:
         """A list read whole updates the list shown, so what changed is known."""
@@ -347,8 +385,13 @@ class WorkPane(Scoped, Vertical):
     def row(self, key: str, entry: PersonWorkEntry, now: datetime, palette: Palette) -> list[Text]:
         """The row's cells; cells whose content is unchanged are the very objects shown before."""
         cached = self._rows.get(key)
-        if cached is None or cached.entry != entry or cached.palette != palette:
-            cached = _CachedRow(entry, palette, _static_cells(entry, palette))
+        if (
+            cached is None
+            or cached.entry != entry
+            or cached.palette != palette
+            or cached.run_chars != self.run_chars
+        ):
+            cached = _CachedRow(entry, palette, self.run_chars, _static_cells(entry, palette, self.run_chars))
             self._rows[key] = cached
         moment = now.timestamp()
         since = self.updated.get(entry["runId"])
@@ -462,8 +505,12 @@ class WorkPane(Scoped, Vertical):
     @on(Select.Changed)
     @on(Checkbox.Changed, "#work-overdue")
     def _filters_changed(self, event: Input.Changed | Select.Changed | Checkbox.Changed) -> None:
+        """Typing filters as it goes; a choice made (a kind, a process, overdue, a sort) is applied, and
+        the keys go back to the table."""
         if self.loaded:
             self.redraw(self.clock(), self.palette)
+        if not isinstance(event, Input.Changed):
+            self.table.focus()
         if isinstance(event, Select.Changed) and event.select.id == "work-process":
             self.post_message(RefreshRequested())
 

@@ -25,6 +25,15 @@ class Column:
     key: str
     label: str
     width: int
+    """Its width when nothing says what its content needs (and always, in a `LiveTable`)."""
+    least: int | None = None
+    """How narrow it may be squeezed when room is short (None: never below what it needs)."""
+    most: int | None = None
+    """How wide its content may make it."""
+    grow: bool = False
+    """It takes the room the others leave (at least `least`)."""
+    drop: int = 0
+    """When room is short, columns with a `drop` go, 1 first (0: never); the detail still shows it."""
 
 
 @dataclass(frozen=True)

@@ -13,7 +13,7 @@ tells the owner which rows are on screen so it can load them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import ClassVar
 
@@ -28,11 +28,11 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from console.actions import bindings
+from console.widgets.columns import PADDING, fit_widths
 from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
 
 Cells = Sequence[Text]
 Source = Callable[[str], Cells | None]
-PADDING = 1
 PLACEHOLDER = "…"
 STRIP_CACHE = 1024
 """Rendered lines kept: a few screens' worth, dropped wholesale when full."""
@@ -219,6 +219,8 @@ class VirtualTable(ScrollView, can_focus=True):
         self.sorted_by: tuple[str, bool] | None = None
         """The column the rows are sorted by and whether descending, shown in its header; None: server order."""
         self.widths = [column.width for column in self.columns_spec]
+        """Each column's width; 0: not shown (see `fit_columns`)."""
+        self._wanted: dict[str, int] = {}
         self._update_size()
 
     # the model
@@ -319,7 +321,7 @@ class VirtualTable(ScrollView, can_focus=True):
     def _update_size(self) -> None:
         """The scrollable size: set without a layout of the screen (the table's own size does not
         depend on it), unless a scrollbar comes or goes."""
-        size = Size(sum(w + 2 * PADDING for w in self.widths), len(self._keys) + 1)
+        size = Size(sum(w + 2 * PADDING for w in self.widths if w), len(self._keys) + 1)
         if size == self.virtual_size:
             return
         if not self.is_mounted:
@@ -331,13 +333,24 @@ class VirtualTable(ScrollView, can_focus=True):
         if (self.show_vertical_scrollbar, self.show_horizontal_scrollbar) != bars:
             self.refresh(layout=True)
 
+    def fit_columns(self, wanted: Mapping[str, int] | None = None) -> None:
+        """Share the width among the columns (`columns.fit_widths`), with what each one's content needs
+        when `wanted` says; again on every resize. Room is kept for the vertical scrollbar."""
+        if wanted is not None:
+            self._wanted = dict(wanted)
+        room = self.size.width - self.styles.scrollbar_size_vertical
+        if room > 0:
+            self.set_widths(fit_widths(self.columns_spec, room, self._wanted))
+
     def set_widths(self, widths: Sequence[int]) -> None:
+        """New widths; the rows on screen are told again once laid out (a sideways scrollbar may go)."""
         if list(widths) != self.widths:
             self.widths = list(widths)
             self._strips.clear()
             self._segments.clear()
             self._update_size()
             self.refresh()
+            self.call_after_refresh(self._announce_window)
 
     # the cursor
 
@@ -418,7 +431,12 @@ class VirtualTable(ScrollView, can_focus=True):
         super().watch_scroll_y(old_value, new_value)
         self._announce_window()
 
+    def watch_show_horizontal_scrollbar(self, shown: bool) -> None:
+        """A sideways scrollbar that comes or goes takes or gives a row on screen."""
+        self._announce_window()
+
     def on_resize(self, event: events.Resize) -> None:
+        self.fit_columns()
         self._announce_window()
 
     def on_focus(self) -> None:
@@ -449,6 +467,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def _column_at(self, x: int) -> str | None:
         edge = 0
         for column, width in zip(self.columns_spec, self.widths, strict=True):
+            if not width:
+                continue
             edge += width + 2 * PADDING
             if x < edge:
                 return column.key
@@ -479,6 +499,8 @@ class VirtualTable(ScrollView, can_focus=True):
     def _header_text(self) -> Text:
         line = Text(no_wrap=True, end="")
         for column, width in zip(self.columns_spec, self.widths, strict=True):
+            if not width:
+                continue
             label = column.label
             if self.sorted_by is not None and self.sorted_by[0] == column.key:
                 label = f"{label}{'▼' if self.sorted_by[1] else '▲'}"
@@ -495,6 +517,8 @@ class VirtualTable(ScrollView, can_focus=True):
             line.append(" " * PADDING + PLACEHOLDER, self.line_styles.placeholder)
             return line
         for cell, width in zip(cells, self.widths, strict=False):
+            if not width:
+                continue
             piece = cell.copy()
             piece.truncate(width, overflow="ellipsis", pad=True)
             line.append(" " * PADDING)

@@ -30,6 +30,7 @@ from engine.store.state import (
     WorkItem,
     parse_stamp,
     stamp,
+    wire_of_stamp,
 )
 
 MAX_CHAIN = 10_000
@@ -128,7 +129,7 @@ class Machine:
         elif step.kind == "wait":
             st.state = "waiting"
             st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.value) or 0))
-            self.log("wait_started", step_id, until=rfc3339(parse_stamp(st.timer_at)))
+            self.log("wait_started", step_id, until=wire_of_stamp(st.timer_at))
             self._continue_if_due(step_id)
         elif step.kind == "wait_until":
             when = _as_datetime(self._lookup(step.value))
@@ -143,7 +144,7 @@ class Machine:
             st.state = "waiting"
             if step.timeout:
                 st.timer_at = stamp(self.now + timedelta(seconds=durations.parse_duration(step.timeout) or 0))
-            timeout = None if st.timer_at is None else rfc3339(parse_stamp(st.timer_at))
+            timeout = None if st.timer_at is None else wire_of_stamp(st.timer_at)
             self.log("wait_started", step_id, event=step.value, timeout=timeout)
             held = next((e for e in self.run.events if e.name == step.value), None)
             if held is not None:
@@ -164,7 +165,7 @@ class Machine:
     def _continue_if_due(self, step_id: str) -> None:
         st = self.run.steps[step_id]
         if st.timer_at is not None and parse_stamp(st.timer_at) <= self.now:
-            self.log("wait_ended", step_id, until=rfc3339(parse_stamp(st.timer_at)))
+            self.log("wait_ended", step_id, until=wire_of_stamp(st.timer_at))
             self.complete(step_id, {"by": SERVER, "at": self.at})
 
     def _assignee(self, step: Step) -> dict[str, str] | None:
@@ -365,7 +366,7 @@ class Machine:
         st = self.run.steps[step_id]
         expires = stamp(self.now + timedelta(seconds=lease_seconds))
         st.state, st.claim = "claimed", Claim(token_hash, by, expires)
-        self.log("claimed", step_id, by=by, leaseUntil=rfc3339(parse_stamp(expires)), progress=None)
+        self.log("claimed", step_id, by=by, leaseUntil=wire_of_stamp(expires), progress=None)
         return expires
 
     def renew(self, step_id: str, token_hash: str, lease_seconds: int, progress: str | None) -> str:
@@ -380,7 +381,7 @@ class Machine:
             "renewed",
             step_id,
             by=claim.by,
-            leaseUntil=rfc3339(parse_stamp(claim.expires_at)),
+            leaseUntil=wire_of_stamp(claim.expires_at),
             progress=claim.progress,
         )
         return claim.expires_at
@@ -478,7 +479,7 @@ class Machine:
             raise RuntimeError("a lease ended without a claim")
         if st.claim.progress:
             st.handoff = {**(st.handoff or {}), "progress": st.claim.progress}
-        lease = rfc3339(parse_stamp(st.claim.expires_at))
+        lease = wire_of_stamp(st.claim.expires_at)
         self.log(
             "timed_out",
             step_id,
@@ -537,7 +538,7 @@ class Machine:
         """Spec §2.2 `due`: mark the step and notify its assignees and the operators; work stays open."""
         st = self.run.steps[step_id]
         st.overdue = True
-        self.log("overdue", step_id, due=None if st.due_at is None else rfc3339(parse_stamp(st.due_at)))
+        self.log("overdue", step_id, due=None if st.due_at is None else wire_of_stamp(st.due_at))
         item = self.run.work_items.get(st.work_item or "")
         assignees = [] if item is None else self._people(item.assigned_to)
         self._notify(OVERDUE, step_id, [*assignees, *self.org.operators()], st.work_item)

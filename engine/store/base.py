@@ -60,7 +60,8 @@ class RequestRecord:
     identity: str
     tool: str
     args_hash: str
-    result: Any
+    result: str
+    """What a replay answers from, as JSON text (`tools.replays` says what it holds); stored as it is."""
 
 
 @dataclass(frozen=True)

@@ -284,7 +284,7 @@ class PostgresStore:
             "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = %s",
             request_id,
         )
-        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
 
     async def latest_version(self, name: str) -> VersionRecord | None:
         async with self._conn() as conn:
@@ -477,7 +477,7 @@ class PostgresTransaction:
             (request_id,),
         )
         row = await cur.fetchone()
-        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
 
     async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
         cur = await self._c.execute("SELECT run_id, step_id FROM tokens WHERE token_hash = %s", (token_hash,))
@@ -603,7 +603,7 @@ class PostgresTransaction:
                 record.identity,
                 record.tool,
                 record.args_hash,
-                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
+                record.result,
             ),
         )
 

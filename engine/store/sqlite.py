@@ -9,8 +9,9 @@ only after the COMMIT holding its request has returned, and FULL makes every COM
 so an acknowledged write survives a crash or a power cut (DESIGN principle 3).
 
 Reads use their own connection (aiosqlite) and see only committed data: never a write in progress,
-always every acknowledged one. A run is one JSON document plus index tables recomputed from it on
-every save; every query below is served by an index.
+always every acknowledged one. A run is one JSON document, its step data in rows of their own
+(`run_steps`) and index tables recomputed from it on every save; every query below is served by an
+index. A write finds the runs it reads in the writer's memory of them (`sqlite_cache`) when it can.
 """
 
 from __future__ import annotations
@@ -41,6 +42,7 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import SCHEMA_VERSION, pending
+from engine.store.sqlite_cache import RunCache
 from engine.store.sqlite_tx import (
     REQUEST_SQL,
     RUN_COLS,
@@ -68,12 +70,19 @@ async def connect(path: Path) -> aiosqlite.Connection:
 
 def connect_writer(path: Path) -> sqlite3.Connection:
     """The writer's connection: used from the event loop's thread and the writer's own thread, one at
-    a time (the writer sees to that); it never waits for a lock on the event loop (busy_timeout 0)."""
+    a time (the writer sees to that); it never waits for a lock on the event loop (busy_timeout 0), and
+    its COMMITs never checkpoint (the writer's checkpointer does, beside it)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
     for pragma in PRAGMAS:
         conn.execute(pragma)
     conn.execute("PRAGMA cache_size=-32768")
+    conn.execute("PRAGMA wal_autocheckpoint=0")
     return conn
+
+
+def connect_checkpointer(path: Path) -> sqlite3.Connection:
+    """The connection the writer's thread checkpoints with."""
+    return sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
 
 
 async def connect_read_only(path: Path) -> aiosqlite.Connection:
@@ -85,9 +94,20 @@ async def connect_read_only(path: Path) -> aiosqlite.Connection:
 
 
 class SqliteStore:
-    def __init__(self, writer: sqlite3.Connection | None, reader: aiosqlite.Connection) -> None:
+    def __init__(
+        self,
+        writer: sqlite3.Connection | None,
+        reader: aiosqlite.Connection,
+        checkpointer: sqlite3.Connection | None = None,
+    ) -> None:
         self._w = writer
-        self._writer = None if writer is None else Writer(writer, SqliteTransaction)
+        self._checkpointer = checkpointer
+        cache = RunCache()
+        self._writer = (
+            None
+            if writer is None
+            else Writer(writer, lambda conn: SqliteTransaction(conn, cache), checkpointer, cache)
+        )
         self._r = reader
 
     @classmethod
@@ -109,7 +129,7 @@ class SqliteStore:
         except BaseException:
             writer.close()
             raise
-        return cls(writer, reader)
+        return cls(writer, reader, connect_checkpointer(path))
 
     @property
     def read_only(self) -> bool:
@@ -131,6 +151,8 @@ class SqliteStore:
                 await self._writer.close()
         finally:
             await self._r.close()
+            if self._checkpointer is not None:
+                self._checkpointer.close()
             if self._w is not None:
                 self._w.close()
 
@@ -221,7 +243,7 @@ class SqliteStore:
 
     async def get_request(self, request_id: str) -> RequestRecord | None:
         row = await self._one(REQUEST_SQL, request_id)
-        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+        return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
 
     async def latest_version(self, name: str) -> VersionRecord | None:
         row = await self._one(

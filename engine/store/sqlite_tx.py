@@ -14,6 +14,8 @@ from typing import Any
 
 from engine.store import runlog, sqlite_outbox
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
+from engine.store.records import compact
+from engine.store.sqlite_cache import CachedRun, RunCache
 from engine.store.state import Notification, Run
 
 SERVER_TIME = "server_time"
@@ -24,24 +26,39 @@ VERSION_COLS = "name, version, content_hash, text, bindings, published_at, descr
 
 
 class SqliteTransaction:
-    def __init__(self, conn: sqlite3.Connection) -> None:
+    def __init__(self, conn: sqlite3.Connection, cache: RunCache | None = None) -> None:
         self._c = conn
-        self._seq: dict[str, int] = {}
-        self._data: dict[str, dict[str, dict[str, Any]]] = {}
-        """Per run read here, its step records as loaded: a record still the same object is unchanged."""
+        self._cache = RunCache() if cache is None else cache
 
     @property
     def connection(self) -> sqlite3.Connection:
         return self._c
 
     async def get_run(self, run_id: str) -> Run | None:
-        row = self._c.execute(f"SELECT seq, {RUN_COLS} FROM runs r WHERE id = ?", (run_id,)).fetchone()
+        entry = self._cache.get(run_id) or self._read(run_id)
+        if entry is None:
+            return None
+        run = Run.from_json(entry.doc)
+        run.data = dict(entry.data)
+        return run
+
+    def _read(self, run_id: str) -> CachedRun | None:
+        """The run as the database holds it, now in the cache."""
+        row = self._c.execute("SELECT seq, state, outcome, doc FROM runs WHERE id = ?", (run_id,)).fetchone()
         if row is None:
             return None
-        self._seq[run_id] = row[0]
-        run = run_of(row[2], row[3])
-        self._data[run_id] = dict(run.data)
-        return run
+        data: dict[str, dict[str, Any]] = {}
+        chars: dict[str, int] = {}
+        last = 0
+        for step_id, pos, text in self._c.execute(
+            "SELECT step_id, pos, data FROM run_steps WHERE run_id = ? ORDER BY pos", (run_id,)
+        ):
+            data[step_id] = json.loads(text)
+            chars[step_id] = len(text)
+            last = pos
+        entry = CachedRun(row[0], row[1], row[2], row[3], data, chars, last)
+        self._cache.put(run_id, entry)
+        return entry
 
     async def get_request(self, request_id: str) -> RequestRecord | None:
         return request_record(self._c, request_id)
@@ -56,6 +73,7 @@ class SqliteTransaction:
         return latest_version(self._c, name)
 
     async def insert_run(self, run: Run, derived: DerivedRows, input_keys: list[tuple[str, str]]) -> None:
+        doc = run.to_json(data=False)
         cur = self._c.execute(
             "INSERT INTO runs (id, process, version, state, outcome, started_at, updated_at, inputs, doc) "
             "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
@@ -68,7 +86,7 @@ class SqliteTransaction:
                 run.started_at,
                 run.updated_at,
                 json.dumps(run.inputs, ensure_ascii=False),
-                run.to_json(data=False),
+                doc,
             ),
         )
         seq = cur.lastrowid
@@ -77,46 +95,50 @@ class SqliteTransaction:
             "INSERT INTO run_inputs (run_seq, name, value) VALUES (?, ?, ?)",
             [(seq, k, v) for k, v in input_keys],
         )
-        self._save_data(run, {})
+        chars, last = self._save_data(run, {}, {}, 0)
+        self._cache.put(run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last))
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
-        self._c.execute(
-            "UPDATE runs SET state = ?, outcome = ?, updated_at = ?, doc = ? WHERE id = ?",
-            (run.state, run.outcome, run.updated_at, run.to_json(data=False), run.id),
-        )
-        self._save_data(run, self._data.get(run.id))
-        seq = self._seq.get(run.id)
-        if seq is None:
-            row = self._c.execute("SELECT seq FROM runs WHERE id = ?", (run.id,)).fetchone()
-            assert row is not None, f"run {run.id} vanished inside its own transaction"
-            seq = self._seq[run.id] = row[0]
-        self._derive(run, derived, seq, before)
+        loaded = self._cache.get(run.id) or self._read(run.id)
+        assert loaded is not None, f"run {run.id} vanished inside its own transaction"
+        doc = run.to_json(data=False)
+        # Only the columns that changed: an index on a column that is set is rewritten, same value or not.
+        sets = ["updated_at = ?", "doc = ?"]
+        args: list[str | None] = [run.updated_at, doc]
+        if run.state != loaded.state:
+            sets.append("state = ?")
+            args.append(run.state)
+        if run.outcome != loaded.outcome:
+            sets.append("outcome = ?")
+            args.append(run.outcome)
+        self._c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE seq = ?", (*args, loaded.seq))
+        chars, last = self._save_data(run, loaded.data, loaded.chars, loaded.last_pos)
+        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last)
+        self._cache.put(run.id, entry)
+        self._derive(run, derived, loaded.seq, before)
 
-    def _save_data(self, run: Run, loaded: dict[str, dict[str, Any]] | None) -> None:
-        """Write the step records that are not the objects loaded (all of them if the run was not read
-        here) and delete those gone. A step's row keeps its place; a step new to the data goes last,
-        as in the dict."""
-        if loaded is None:
-            self._c.execute("DELETE FROM run_steps WHERE run_id = ?", (run.id,))
-            loaded = {}
+    def _save_data(
+        self, run: Run, loaded: dict[str, dict[str, Any]], chars: dict[str, int], last: int
+    ) -> tuple[dict[str, int], int]:
+        """Write the step records that are not the objects loaded and delete those gone; the stored
+        length of each record now, and the last position. A step's row keeps its place; a step new to
+        the data goes last, as in the dict."""
         gone = [(run.id, sid) for sid in loaded if sid not in run.data]
         if gone:
             self._c.executemany("DELETE FROM run_steps WHERE run_id = ? AND step_id = ?", gone)
-        changed = [(sid, rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec]
-        kept = [(_compact(rec), run.id, sid) for sid, rec in changed if sid in loaded]
+        texts = {sid: compact(rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec}
+        kept = [(text, run.id, sid) for sid, text in texts.items() if sid in loaded]
         if kept:
             self._c.executemany("UPDATE run_steps SET data = ? WHERE run_id = ? AND step_id = ?", kept)
-        new = [(sid, rec) for sid, rec in changed if sid not in loaded]
+        new = [(sid, text) for sid, text in texts.items() if sid not in loaded]
         if new:
-            (last,) = self._c.execute(
-                "SELECT COALESCE(MAX(pos), 0) FROM run_steps WHERE run_id = ?", (run.id,)
-            ).fetchone()
             self._c.executemany(
                 "INSERT INTO run_steps (run_id, step_id, pos, data) VALUES (?, ?, ?, ?)",
-                [(run.id, sid, last + n, _compact(rec)) for n, (sid, rec) in enumerate(new, 1)],
+                [(run.id, sid, last + n, text) for n, (sid, text) in enumerate(new, 1)],
             )
-        self._data[run.id] = dict(run.data)
+        sizes = {sid: len(texts[sid]) if sid in texts else chars[sid] for sid in run.data}
+        return sizes, last + len(new)
 
     def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
         """Rewrite the index rows of each table whose rows changed (all of them when `before` is unknown)."""
@@ -142,7 +164,7 @@ class SqliteTransaction:
                 c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
             if derived.timers:
                 c.executemany(
-                    "INSERT INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
+                    "INSERT OR IGNORE INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
                     [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
                 )
 
@@ -183,7 +205,7 @@ class SqliteTransaction:
         rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
         args: list[Any] = []
         for e in entries:
-            detail = json.dumps(e.detail, ensure_ascii=False, allow_nan=False)
+            detail = compact(e.detail)
             args += [
                 run_id,
                 runlog.slot(e.seq),
@@ -214,7 +236,7 @@ class SqliteTransaction:
                 record.identity,
                 record.tool,
                 record.args_hash,
-                json.dumps(record.result, ensure_ascii=False, allow_nan=False),
+                record.result,
             ),
         )
 
@@ -302,13 +324,9 @@ def run_of(doc: str, data: str | None) -> Run:
     return run
 
 
-def _compact(value: Any) -> str:
-    return json.dumps(value, separators=(",", ":"), ensure_ascii=False, allow_nan=False)
-
-
 REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = ?"
 
 
 def request_record(conn: sqlite3.Connection, request_id: str) -> RequestRecord | None:
     row = conn.execute(REQUEST_SQL, (request_id,)).fetchone()
-    return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], json.loads(row[4]))
+    return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])

@@ -8,8 +8,13 @@ only then is every caller answered. A request that arrives while the writer is i
 request waits for company, only for the batch in front of it.
 
 The statements run directly on the connection (no thread hop each: SQLite serves them from its page
-cache in microseconds); the COMMIT, which waits on the disk, runs on the writer's own thread, and while
-it does the event loop keeps taking requests for the next batch.
+cache in microseconds). The COMMIT waits on the disk: while commits take less than `INLINE_COMMIT_MS`
+(a local disk's fsync, a fraction of a millisecond, a few when it is busy) it runs on the event loop's
+thread too, because the hop to a thread and back costs as much again, and a batch's own work holds the
+loop longer anyway; once they take longer (a network or spinning disk) it runs on the writer's own
+thread, so the event loop keeps serving while the disk works. Checkpoints (copying the WAL back into
+the database file, which SQLite would otherwise do inside some COMMITs) run on that thread over a
+connection of their own, beside the writes, never inside a COMMIT.
 """
 
 from __future__ import annotations
@@ -17,11 +22,14 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import sqlite3
+import time
 from collections import deque
 from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
+
+from engine.store.sqlite_cache import RunCache
 
 T = TypeVar("T")
 Tx = TypeVar("Tx")
@@ -30,6 +38,11 @@ MAX_BATCH = 512
 """Requests in one transaction at most, so one batch never holds its callers for long."""
 BUSY_MS = 5000
 """How long BEGIN waits for another connection's write lock (another process on the same file)."""
+INLINE_COMMIT_MS = 5.0
+"""A COMMIT runs on the event loop's thread while commits take less than this (a moving average):
+about what ten requests of a batch take to run."""
+CHECKPOINT_EVERY = 100
+"""Requests committed between two checkpoints: about a thousand WAL pages, as SQLite's own default."""
 
 
 @dataclass
@@ -51,13 +64,26 @@ class Writer(Generic[Tx]):
     """Owns `conn` (autocommit mode: the writer says BEGIN and COMMIT itself); `make_tx` gives each
     request a transaction object of its own over that connection."""
 
-    def __init__(self, conn: sqlite3.Connection, make_tx: Callable[[sqlite3.Connection], Tx]) -> None:
+    def __init__(
+        self,
+        conn: sqlite3.Connection,
+        make_tx: Callable[[sqlite3.Connection], Tx],
+        checkpointer: sqlite3.Connection | None = None,
+        cache: RunCache | None = None,
+    ) -> None:
         self._conn = conn
         self._make_tx = make_tx
+        self._cache = RunCache() if cache is None else cache
+        """What the requests keep beside the database, kept and dropped with their savepoints."""
         self._queue: deque[_Request[Any]] = deque()
         self._task: asyncio.Task[None] | None = None
         self._thread = ThreadPoolExecutor(1, thread_name_prefix="sqlite-writer")
         self._closed = False
+        self._commit_ms = 0.0
+        """Moving average of the COMMITs' durations: inline while it stays under INLINE_COMMIT_MS."""
+        self._checkpointer = checkpointer
+        self._checkpoint: asyncio.Future[None] | None = None
+        self._uncheckpointed = 0
         self.stats = WriterStats()
 
     @property
@@ -79,6 +105,9 @@ class Writer(Generic[Tx]):
         self._closed = True
         if self._task is not None:
             await self._task
+        if self._checkpoint is not None:
+            with contextlib.suppress(sqlite3.Error):
+                await self._checkpoint
         self._thread.shutdown(wait=True)
 
     async def _drain(self) -> None:
@@ -89,7 +118,9 @@ class Writer(Generic[Tx]):
         answers: list[tuple[asyncio.Future[Any], BaseException | None, Any]] = []
         try:
             await self._begin()
+            self._cache.check(self._conn.execute("PRAGMA data_version").fetchone()[0])
         except Exception as exc:  # nothing can be written now: every waiting caller hears why
+            self._rollback()
             while self._queue:
                 future = self._queue.popleft().future
                 if not future.done():
@@ -102,9 +133,10 @@ class Writer(Generic[Tx]):
                 if request.future.cancelled():
                     continue
                 answers.append(await self._one(request))
-            await self._off_thread(("COMMIT",))
+            await self._commit()
         except BaseException as exc:  # the transaction failed as a whole: nobody's write is kept
             self._rollback()
+            self._cache.abort()
             for future, _, _ in answers:
                 if future.done():
                     continue
@@ -115,9 +147,11 @@ class Writer(Generic[Tx]):
             if not isinstance(exc, Exception):
                 raise
             return
+        self._cache.commit()
         self.stats.commits += 1
         self.stats.requests += len(answers)
         self.stats.largest_batch = max(self.stats.largest_batch, len(answers))
+        self._maybe_checkpoint(len(answers))
         for future, error, result in answers:
             if future.done():
                 continue
@@ -137,9 +171,36 @@ class Writer(Generic[Tx]):
         except BaseException as exc:  # a CancelledError too: it is this request's, not the writer's
             self._conn.execute("ROLLBACK TO request")
             self._conn.execute("RELEASE request")
+            self._cache.rollback()
             return request.future, exc, None
         self._conn.execute("RELEASE request")
+        self._cache.release()
         return request.future, None, result
+
+    async def _commit(self) -> None:
+        def commit() -> float:
+            started = time.perf_counter()
+            self._conn.execute("COMMIT")
+            return (time.perf_counter() - started) * 1000
+
+        if self._commit_ms < INLINE_COMMIT_MS:
+            took = commit()
+        else:
+            took = await asyncio.get_running_loop().run_in_executor(self._thread, commit)
+        self._commit_ms = 0.8 * self._commit_ms + 0.2 * took
+
+    def _maybe_checkpoint(self, requests: int) -> None:
+        """Start a checkpoint on the writer's thread once enough has been committed since the last one;
+        a PASSIVE checkpoint never waits for the writer, nor the writer for it."""
+        self._uncheckpointed += requests
+        if self._checkpointer is None or self._uncheckpointed < CHECKPOINT_EVERY:
+            return
+        if self._checkpoint is not None and not self._checkpoint.done():
+            return
+        self._uncheckpointed = 0
+        self._checkpoint = asyncio.get_running_loop().run_in_executor(
+            self._thread, _checkpoint, self._checkpointer
+        )
 
     async def _begin(self) -> None:
         try:
@@ -167,3 +228,10 @@ class Writer(Generic[Tx]):
         if self._conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("ROLLBACK")
+
+
+def _checkpoint(conn: sqlite3.Connection) -> None:
+    """Copy what it can of the WAL into the database file; one that cannot (busy, I/O) is tried again
+    at the next, and SQLite checkpoints on the last close anyway."""
+    with contextlib.suppress(sqlite3.Error):
+        conn.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchall()

@@ -12,7 +12,7 @@ from typing import Any
 from engine.document.fields import check_values
 from engine.document.model import Step
 from engine.files import Files
-from engine.store.state import Run, data_bytes
+from engine.store.state import Run, data_bytes, run_data_bytes
 from engine.tools.arguments import EvidenceItem
 
 
@@ -76,7 +76,7 @@ async def accept(
     fields["by"] = by
     fields["at"] = at
     # The new record is added; an earlier one only moves into history, so this bounds the result.
-    size = data_bytes(run.run_data()) + data_bytes(fields)
+    size = run_data_bytes(run) + data_bytes(fields)
     if size > cap:
         issues.append(f"run data: {size} bytes would exceed limits.runDataBytes ({cap})")
     return issues, fields

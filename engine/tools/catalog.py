@@ -13,7 +13,7 @@ from pathlib import Path
 from engine import document
 from engine.document.model import Process
 from engine.org import OrgConfig
-from engine.store.base import Store, VersionRecord
+from engine.store.base import Store, Transaction, VersionRecord
 
 
 @dataclass(frozen=True)
@@ -46,9 +46,13 @@ class Catalog:
         self._records: dict[tuple[str, int], VersionRecord] = {}
         """Versions read by number: a write pins its run's version without a read of the store."""
 
-    async def get(self, name: str, version: int | None = None) -> tuple[VersionRecord, Process] | None:
+    async def get(
+        self, name: str, version: int | None = None, tx: Transaction | None = None
+    ) -> tuple[VersionRecord, Process] | None:
+        """The version (the latest without `version`: read in `tx` when a write asks, so the write does
+        not wait for the store's read connection)."""
         if version is None:
-            record = await self._store.latest_version(name)
+            record = await (self._store if tx is None else tx).latest_version(name)
         elif (record := self._records.get((name, version))) is None:
             record = await self._store.get_version(name, version)
             if record is not None:

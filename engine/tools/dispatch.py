@@ -12,7 +12,6 @@ checks again).
 from __future__ import annotations
 
 import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -22,6 +21,7 @@ from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
+from engine.store.records import canonical
 from engine.store.state import stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
@@ -173,5 +173,5 @@ class Dispatcher:
 
 def _fingerprint(tool: str, arguments: dict[str, Any]) -> str:
     rest = {k: v for k, v in arguments.items() if k != "requestId"}
-    text = json.dumps([tool, rest], sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    text = canonical([tool, rest])
     return hashlib.sha256(text.encode()).hexdigest()

@@ -6,6 +6,10 @@ recorded encrypted (AES-GCM, with the replay key from the secrets file, bound to
 identity and tool), and opened only to answer a replay. Without the key (a lost secrets file, a copy of
 `engine.db` elsewhere) such a replay answers `conflict`: the requestId was used, and what it returned
 cannot be read back. Every other result is recorded as it is: it holds nothing a run view does not.
+
+A result of more than `DEFLATE_OVER` bytes of JSON (a run view carries the whole run data, up to
+`run_data_bytes`) is recorded deflated, sealed or not: a replay needs all of it, but text deflates
+several times over, so the record costs the database a fraction of the pages and the disk.
 """
 
 from __future__ import annotations
@@ -13,31 +17,46 @@ from __future__ import annotations
 import base64
 import json
 import os
+import zlib
 from typing import Any
 
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
+from engine.store.records import compact
+
 SEALED_TOOLS = frozenset({"claim", "renew"})
 NONCE_BYTES = 12
+DEFLATE_OVER = 8192
+"""Results whose JSON is longer than this are recorded deflated (zlib's fastest level)."""
+DEFLATED = b"z"
+"""The first byte of a sealed plaintext that is deflated (a JSON text never starts with it)."""
 
 
 class Replays:
     def __init__(self, key: bytes) -> None:
         self._aead = AESGCM(key)
 
-    def seal(self, request_id: str, identity: str, tool: str, result: Any) -> Any:
-        """What to record for this result: the result itself, or for a sealed tool its ciphertext."""
+    def seal(self, request_id: str, identity: str, tool: str, result: Any) -> str:
+        """What to record for this result, as JSON text: the result itself (deflated if large), or for
+        a sealed tool its ciphertext."""
+        text = compact(result)
+        deflated = len(text) > DEFLATE_OVER
         if tool not in SEALED_TOOLS:
-            return result
+            if not deflated:
+                return text
+            return json.dumps({"deflated": base64.b64encode(zlib.compress(text.encode(), 1)).decode()})
+        plain = DEFLATED + zlib.compress(text.encode(), 1) if deflated else text.encode()
         nonce = os.urandom(NONCE_BYTES)
-        plain = json.dumps(result, separators=(",", ":"), ensure_ascii=False).encode()
         sealed = nonce + self._aead.encrypt(nonce, plain, _bound(request_id, identity, tool))
-        return {"sealed": base64.b64encode(sealed).decode()}
+        return json.dumps({"sealed": base64.b64encode(sealed).decode()})
 
-    def open(self, request_id: str, identity: str, tool: str, recorded: Any) -> tuple[bool, Any]:
+    def open(self, request_id: str, identity: str, tool: str, text: str) -> tuple[bool, Any]:
         """(True, the original result), or (False, None) when a sealed record cannot be opened."""
+        recorded = json.loads(text)
         if tool not in SEALED_TOOLS:
+            if isinstance(recorded, dict) and recorded.keys() == {"deflated"}:
+                return True, json.loads(zlib.decompress(base64.b64decode(recorded["deflated"])))
             return True, recorded
         try:
             sealed = base64.b64decode(recorded["sealed"], validate=True)
@@ -46,6 +65,8 @@ class Replays:
             )
         except (InvalidTag, KeyError, TypeError, ValueError):
             return False, None
+        if plain.startswith(DEFLATED):
+            plain = zlib.decompress(plain[len(DEFLATED) :])
         return True, json.loads(plain)
 
 

@@ -9,7 +9,7 @@ from engine.document.fields import check_values
 from engine.org import OPERATORS_GROUP
 from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
-from engine.store.state import Run, data_bytes, snapshot_of
+from engine.store.state import Run, data_bytes, run_data_bytes, snapshot_of
 from engine.tools import checking
 from engine.tools.acceptance import accept
 from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs
@@ -21,7 +21,7 @@ EVENT_NAME = re.compile(r"[a-z][a-z0-9_-]{0,63}")
 
 
 async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, Any]:
-    found = await ctx.catalog.get(args.process, args.version)
+    found = await ctx.catalog.get(args.process, args.version, call.writes)
     if found is None:
         what = f"process '{args.process}'" + (f" version {args.version}" if args.version else "")
         raise not_found(what)
@@ -190,7 +190,7 @@ async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str,
     data = args.data or {}
     cap = ctx.org.server.run_data_bytes
     held = [{"name": e.name, "data": e.data} for e in m.run.events]
-    size = data_bytes(m.run.run_data()) + data_bytes(held) + data_bytes(data)
+    size = run_data_bytes(m.run) + data_bytes(held) + data_bytes(data)
     if size > cap:
         raise ToolError(
             "not_accepted",

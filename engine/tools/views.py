@@ -8,9 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.clock import rfc3339
 from engine.document.model import Process, Step
-from engine.store.state import UNFINISHED, Run, StepRun, WorkItem, parse_stamp, snapshot_of
+from engine.store.state import UNFINISHED, Run, StepRun, WorkItem, snapshot_of, wire_of_stamp
 
 NEW_REQUEST_ID = "<new UUID>"
 
@@ -28,7 +27,7 @@ def decisions(item: WorkItem) -> list[str]:
 
 
 def wire_time(value: str | None) -> str | None:
-    return None if value is None else rfc3339(parse_stamp(value))
+    return None if value is None else wire_of_stamp(value)
 
 
 class Views:

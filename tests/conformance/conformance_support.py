@@ -11,6 +11,10 @@ checks every envelope on the way back, so no test can forget to:
 
 Time only moves through `Server.advance`, which moves the ManualClock and applies due timers the way
 the server's timer loop would.
+
+Its org, identities, `rid` and envelope checks are its own on purpose, not those of tests/support: an
+audit that shared the implementation tests' helpers would share their blind spots. Only the schemas (and
+the published output schemas) are loaded from tests/support, as the spec gives them.
 """
 
 from __future__ import annotations

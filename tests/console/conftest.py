@@ -1,4 +1,5 @@
-"""Fixtures: a ManualClock, an engine with the console test processes, the operator's client, an agent."""
+"""Fixtures on the `clock` of tests/conftest.py: an engine with the console test processes, the operator's
+client, an agent."""
 
 from __future__ import annotations
 
@@ -11,11 +12,6 @@ from console.client.local import LocalClient
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.console.console_support import Agent, make_client, open_engine
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
 
 
 @pytest.fixture

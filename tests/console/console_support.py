@@ -39,48 +39,12 @@ from console.widgets.virtual_table import VirtualTable
 from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.identity import Identity, agent, person
+from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import OrgConfig
-from tests.support.processes import write_process
-
-OPS = person("ops@example.com", operator=True)
-MIRA = person("mira@example.com")
-SCREENER = agent("a_screener")
-
-SCREENING = """
----
-name: screening
-description: Screen a vendor and get finance approval.
-inputs:
-  vendorName: string
-  amount: { type: number, optional: true }
-steps:
-  - id: check_vendor
-    agent: Check the vendor against the sanctions lists. Attach the report.
-    output:
-      cleared: boolean
-      summary: string
-    evidence: [file]
-    next:
-      - { to: approve, when: Vendor is cleared }
-      - { to: decline, when: Any hit }
-  - id: approve
-    person: finance-approver
-    approve: Approve when the vendor is cleared and the spend is justified.
-    due: 2d
-    on_reject: check_vendor
-    next: done
-  - id: decline
-    finish: declined
-  - id: done
-    finish: onboarded
----
-
-# Screening
-
-The agent screens the vendor; finance approves.
-"""
+from tests.support import org
+from tests.support.org import MIRA, OPS, SCREENER
+from tests.support.processes import SCREENING, publish
 
 INTAKE = """
 ---
@@ -228,11 +192,11 @@ PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
 
 
 def make_org() -> OrgConfig:
-    return OrgConfig.build(
-        groups={"finance-approver": [OPS.id, MIRA.id], "intake": [OPS.id], "legal": [OPS.id]},
-        people={MIRA.id: "tok-mira-0001"},
-        operators={OPS.id: "tok-ops-00001"},
-        agents={SCREENER.id: "tok-screener1"},
+    """The shared org in the console's groups: the operator is in each, so one session can act on all."""
+    return org.make_org(
+        groups={"finance-approver": (OPS, MIRA), "intake": (OPS,), "legal": (OPS,)},
+        people=(MIRA, OPS),
+        agents=(SCREENER,),
     )
 
 
@@ -249,8 +213,7 @@ async def open_engine(
         root / "data", make_org(), clock=clock, public_base_url=base_url, evaluator=evaluator, ids=ids
     )
     for text, bind in PROCESSES + (((VETTING, {}),) if evaluator is not None else ()):
-        published = await engine.publish(write_process(root / "processes", text), bind)
-        assert published.ok, published.issues
+        await publish(engine, root, text, bind)
     return engine
 
 

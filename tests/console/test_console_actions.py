@@ -5,7 +5,7 @@ from __future__ import annotations
 from textual.widgets import Input, OptionList, RadioButton, TextArea
 
 from console.client.local import LocalClient
-from console.modals.common import ReasonDialog, ResultsDialog
+from console.modals.common import ReasonDialog
 from console.modals.event import EventDialog
 from console.modals.start import StartRunDialog
 from console.screens.run import RunScreen
@@ -31,7 +31,7 @@ async def test_cancel_asks_for_the_reason_naming_the_run(
         assert shown(app, "#problem") == "reason: required"
         type_into(app, "#reason", "Duplicate request.")
         await press(pilot, "ctrl+s")
-        assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled", f"Run {run_id} cancelled (screening)"]
+        assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled"]
         view = await run_view(client, run_id)
         assert view["run"]["ended"] == {
             "by": "ops@example.com",
@@ -70,12 +70,19 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
         ]
         type_into(app, "#reason", "Vendor withdrew.")
         await press(pilot, "ctrl+s")
-        assert isinstance(app.screen, ResultsDialog)
-        results = shown(app, "#results").splitlines()
-        assert f"{runs[0]}: {runs[0]} cancelled" in results
-        ended = results.index(f"{runs[2]}: conflict: the run has ended")
-        assert results[ended + 1] == "  • run_ended"
-        assert len(results) == 3
+        assert app.screen is app.main
+        told = [
+            f"{run_id} cancelled"
+            if run_id == runs[0]
+            else f"{run_id} not cancelled: conflict: the run has ended"
+            for run_id in marked
+        ]
+        elsewhere = f"Run {runs[2]} cancelled (screening)"
+        assert app.toasts == [*told, "1 of 2 cancelled, 1 failed", elsewhere]
+        assert shown(app, "#notice") == "1 of 2 cancelled, 1 failed"
+        await press(pilot, "5")
+        log = [line[9:] for line in shown(app, "#activity-text").splitlines()]
+        assert log == [elsewhere, "1 of 2 cancelled, 1 failed", *reversed(told)]
         assert app.main.runs.marked == {runs[2]}
         states = {r: (await run_view(client, r))["run"]["state"] for r in runs}
         assert states == {runs[0]: "cancelled", runs[1]: "active", runs[2]: "cancelled"}

@@ -11,6 +11,7 @@ from textual.widgets import Checkbox, Input, Select, TextArea
 
 from console.client.local import LocalClient
 from console.client.wire import Limits, QuestionKind, RunView, VerdictQuestion
+from console.format import short_id
 from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
 from console.verdict_bars import bar_for, question_bar
@@ -133,18 +134,20 @@ async def test_the_queue_flags_an_unsure_check_apart_from_an_ordinary_escalation
         rows = {}
         for key in table.keys:
             flags, kind, process, run, *_ = cells(table, key)
-            rows[run.plain] = (flags.plain, kind.plain, process.plain)
+            assert run.plain == short_id(app.main.work.entries[key]["runId"], app.main.work.run_chars)
+            rows[app.main.work.entries[key]["runId"]] = (flags.plain, kind.plain, process.plain)
         assert rows == {
             checked_run: ("? ", "check", "vetting"),
             asked_run: ("⚑ ", "escalation", "screening"),
         }
         table.move_cursor(row=table.keys.index(next(k for k in table.keys if k.startswith(checked_run))))
         await settle(pilot)
-        assert shown(app, "#work-detail").splitlines()[2:5] == [
+        assert shown(app, "#work-detail").splitlines()[0:3] == [
             "escalated by an unsure check: the submission is held for you to decide",
             f"escalated by server at 2026-10-06 09:00: check: {YES_NO_ASK} → no (0.7)",
             "  check: unsure · blocking · model judge-1 · 2026-10-06 09:00",
         ]
+        assert cells(table, table.current_key or "")[-1].plain == f"check: {YES_NO_ASK} → no (0.7)"
 
 
 async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
@@ -160,7 +163,7 @@ async def test_complete_an_unsure_check_with_the_candidate_as_it_is(
         assert isinstance(form, DecideDialog)
         await settle(pilot)
         item = shown(app, "#context")
-        assert "  held candidate:" in item
+        assert "held candidate:" in item
         assert f"    unsure · yes_no: {YES_NO_ASK} → 0.7 · needs pass ≥ 0.9, fail < 0.5" in item
         await click(pilot, "#decision-completed")
         assert form.query_one("#use-candidate", Checkbox).value is True

@@ -4,14 +4,14 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Input
+from textual.widgets import Input, Select
 
 from console.client.local import LocalClient
 from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, cells, make_app, press, shown, type_into
+from tests.console.console_support import Agent, cells, make_app, press, settle, shown, type_into
 
 
 async def test_help_shows_the_focused_panes_keys_first(client: LocalClient, clock: ManualClock) -> None:
@@ -148,6 +148,15 @@ async def test_filters_and_sort_change_rows_the_process_filter_on_the_server(
         runs_of = lambda: [work.entries[k]["runId"] for k in work.table.keys]  # noqa: E731
         # The server's order: oldest work item first, which is what `by age` means.
         assert runs_of() == [task, late, soon]
+        assert work.table.cursor_row == 0 and work.table.has_focus
+        kind = work.query_one("#work-kind", Select)
+        kind.focus()
+        kind.value = "approve"
+        await settle(pilot)
+        assert runs_of() == [late, soon]
+        assert work.table.has_focus, "a filter chosen sends the keys back to the table"
+        kind.value = Select.NULL
+        await settle(pilot)
         await press(pilot, "exclamation_mark")
         assert runs_of() == [late]
         await press(pilot, "exclamation_mark")

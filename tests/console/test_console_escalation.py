@@ -21,13 +21,11 @@ async def test_return_an_escalation_with_a_note_hands_it_back_to_the_agent(
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
         key = app.main.work.table.keys[0]
-        flags, kind, *_ = cells(app.main.work.table, key)
-        assert (flags.plain, kind.plain) == ("⚑ ", "escalation")
+        flags, kind, *_, text = cells(app.main.work.table, key)
+        assert (flags.plain, kind.plain, text.plain) == ("⚑ ", "escalation", "The EU list portal is down.")
         detail = shown(app, "#work-detail").splitlines()
-        assert detail[1:3] == [
-            "assigned to operators · due —",
-            "escalated by a_screener at 2026-10-06 09:00: The EU list portal is down.",
-        ]
+        assert detail[0] == "escalated by a_screener at 2026-10-06 09:00: The EU list portal is down."
+        assert detail[2] == "assigned to operators · due —"
         assert detail[-1] == "decisions: returned, completed, failed"
         await press(pilot, "enter")
         assert isinstance(app.screen, DecideDialog)

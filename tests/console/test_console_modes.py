@@ -18,6 +18,7 @@ from console.widgets.live_table import LiveTable
 from engine.clock import ManualClock
 from engine.http.app import start_server
 from tests.console.console_support import Agent, cells, make_app, open_engine, press, run_view, settle, shown
+from tests.support.org import OPS, token
 from tests.support.ports import free_port
 
 
@@ -26,7 +27,7 @@ async def test_remote_mode_decides_over_the_endpoint_and_hides_embedded_features
     port = free_port()
     engine = await open_engine(tmp_path, clock, f"http://127.0.0.1:{port}")
     server = await start_server(engine, "127.0.0.1", port)
-    client = RemoteClient(server.url, "tok-ops-00001")
+    client = RemoteClient(server.url, token(OPS))
     try:
         agent = Agent(engine)
         run_id = await agent.start("screening", {"vendorName": "Acme"})

@@ -14,9 +14,10 @@ from console.embedded import delivery_line
 from console.modals.decide import DecideDialog
 from console.notices import ActivityFeed, NoticeLog, route_engine_log
 from engine.clock import ManualClock
+from engine.core import Engine
 from engine.store.base import AttemptResult, Delivery, DeliveryState
 from engine.store.state import Notification
-from tests.console.console_support import Agent, make_app, press, shown
+from tests.console.console_support import OPS, Agent, make_app, press, settle, shown
 
 T0 = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
@@ -33,6 +34,50 @@ def test_notices_of_one_group_close_together_are_one_entry() -> None:
     log.add(T0 + timedelta(seconds=61), "Saved 3 bytes to /tmp/x")
     log.add(T0 + timedelta(seconds=62), "Saved 3 bytes to /tmp/x")
     assert len(log.entries) == 4
+
+
+def test_a_group_gathers_across_refreshes_with_other_notices_between() -> None:
+    log = NoticeLog()
+    log.add(T0, "New work: approve approve · screening · r_1", group="new work items")
+    log.add(T0 + timedelta(seconds=2), "Run r_2 ended: onboarded (screening)", group="runs ended")
+    log.add(T0 + timedelta(seconds=4), "New work: task fill_form · intake · r_3", group="new work items")
+    log.add(T0 + timedelta(seconds=6), "2 runs ended (rejected, cancelled)", group="runs ended", count=2)
+    assert [e.line for e in log.entries] == ["2 new work items", "3 runs ended"]
+
+
+async def test_runs_that_end_over_several_refreshes_are_one_notice(
+    client: LocalClient, agent: Agent, clock: ManualClock, engine: Engine
+) -> None:
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B", "C")]
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        for number, run_id in enumerate(runs):
+            await engine.call(OPS, "cancel", {"runId": run_id, "reason": "Gone.", "requestId": f"c-{number}"})
+            clock.advance(seconds=2)
+            await app.reload_all(full=False)
+            await settle(pilot)
+            expected = f"Run {run_id} cancelled (screening)" if number == 0 else f"{number + 1} runs ended"
+            assert shown(app, "#notice") == expected
+        assert app.notices.entries[-1].count == 3
+
+
+def test_live_news_does_not_push_an_answer_off_the_status_line_for_a_few_seconds() -> None:
+    log = NoticeLog()
+    log.add(T0, "Cancel r_1: r_1 cancelled", moment=100.0)
+    log.add(T0, "New work: task fill_form · intake · r_3", group="new work items", live=True, moment=102.0)
+    assert log.latest is not None and log.latest.line == "Cancel r_1: r_1 cancelled"
+    assert [e.line for e in log.entries][-1] == "New work: task fill_form · intake · r_3"
+    log.add(T0, "Run r_2 ended (screening)", group="runs ended", live=True, moment=109.0)
+    assert log.latest is not None and log.latest.line == "Run r_2 ended (screening)"
+
+
+def test_groups_go_by_real_seconds_not_by_a_demos_fast_clock() -> None:
+    log = NoticeLog()
+    for tick in range(3):
+        log.add(T0 + timedelta(minutes=3 * tick), "New work: …", group="new work items", moment=2.0 * tick)
+    assert [e.line for e in log.entries] == ["3 new work items"]
 
 
 def test_a_repeating_error_is_one_entry_with_a_count_and_a_hint() -> None:

@@ -100,17 +100,19 @@ async def test_runs_filter_by_state_and_input_and_load_more_pages(
         await press(pilot, "2")
         runs = app.main.runs
         assert len(runs.table.keys) == 100
-        status = "1–39 of ≥100 runs · more on the server: m loads the next page, G all"
+        status = "1–40 of ≥100 runs · more on the server: m loads the next page, G all"
         assert shown(app, "#runs-status") == status
         await press(pilot, "m")
         assert len(runs.table.keys) == 105
-        assert shown(app, "#runs-status") == "1–39 of 105 runs"
+        assert shown(app, "#runs-status") == "1–40 of 105 runs"
         runs.query_one("#runs-state", Select).value = "ended"
         await settle(pilot)
         assert runs.table.keys == [first]
         runs.query_one("#runs-state", Select).value = Select.NULL
-        await press(pilot, "slash")
+        await press(pilot, "slash", "tab", "tab")
+        assert app.focused is runs.query_one("#runs-inputs")
         await press(pilot, *"invoice=INV-7, nope", "enter")
+        assert app.focused is runs.table
         assert [runs.runs[k]["inputs"]["invoice"] for k in runs.table.keys] == ["INV-7"]
         assert shown(app, "#runs-status") == "1–1 of 1 runs · filter: 'nope': write field=value"
 

@@ -1,5 +1,5 @@
-"""SVG snapshots of the main views at 80x24 and 160x48 (the timeline at 220x60 too), on a fixed clock
-with fixed ids.
+"""SVG snapshots of the main views at 80x24 and 160x48 (the queue, the runs list, the decision forms
+and the timeline at 220x60 too), on a fixed clock with fixed ids.
 
 Update them after a deliberate change with `pytest tests/console --snapshot-update`, then look at the
 report: a snapshot is only as good as the eye that accepted it.
@@ -101,9 +101,22 @@ def tab(name: str) -> Callable[[ApcApp], None]:
     return show
 
 
-@pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", DECIDE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
 def test_work_queue(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
     assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=before())
+
+
+async def show_runs(pilot: Any) -> None:
+    """`2` once the main screen has settled (its first focus would otherwise pull the Work tab back)."""
+    await pilot.app.ready.wait()
+    await settle(pilot)
+    await pilot.press("2")
+    await settle(pilot)
+
+
+@pytest.mark.parametrize("size", DECIDE_SIZES, ids=lambda s: f"{s[0]}x{s[1]}")
+def test_runs_list(snap_compare: Any, tmp_path: Path, size: tuple[int, int]) -> None:
+    assert snap_compare(scenario_app(tmp_path), terminal_size=size, run_before=show_runs)
 
 
 @pytest.mark.parametrize("size", SIZES, ids=lambda s: f"{s[0]}x{s[1]}")

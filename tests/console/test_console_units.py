@@ -9,16 +9,15 @@ import pytest
 from textual.binding import Binding
 
 from console.actions import ACTIONS, SCOPE_TITLES, allowed, bindings
-from console.answer import answer_lines, event_line, run_state_line
+from console.answer import error_lines, event_line, run_state_line
 from console.client.base import Capabilities
 from console.client.files import FetchedFile, file_name_from
 from console.client.remote import token_identity
 from console.client.wire import (
-    Envelope,
     Escalation,
+    Failure,
     RecordedEvidence,
     RunData,
-    RunView,
     SendEventResult,
     StepData,
     StepView,
@@ -30,6 +29,7 @@ from console.modals.decide import Confirm, DecideDialog
 from console.modals.event import parse_event
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
+from console.render import reflowed
 from console.themes import load_themes
 from tests.console.console_support import a_run, a_view, a_work_item
 
@@ -206,16 +206,16 @@ def test_answers_read_as_the_new_state_or_every_issue() -> None:
         {"id": "b", "kind": "approve", "state": "waiting"},
     ]
     view = a_view(a_run("r_1", "waiting"), steps)
-    assert answer_lines({"ok": True, "data": view}, run_state_line) == ["r_1 waiting at b"]
+    assert run_state_line(view) == "r_1 waiting at b"
     ended = a_view(a_run("r_1", "ended", "onboarded"))
-    assert answer_lines({"ok": True, "data": ended}, run_state_line) == ["r_1 ended: onboarded"]
-    held: Envelope[SendEventResult] = {"ok": True, "data": {"consumedBy": None}}
-    assert answer_lines(held, event_line) == ["held: no wait for it is ready yet"]
-    error: Envelope[RunView] = {
+    assert run_state_line(ended) == "r_1 ended: onboarded"
+    held: SendEventResult = {"consumedBy": None}
+    assert event_line(held) == "held: no wait for it is ready yet"
+    error: Failure = {
         "ok": False,
         "error": {"code": "invalid", "message": "bad", "issues": ["a: missing", "b: x"]},
     }
-    assert answer_lines(error, run_state_line) == ["invalid: bad", "  • a: missing", "  • b: x"]
+    assert error_lines(error) == ["invalid: bad", "  • a: missing", "  • b: x"]
 
 
 def test_evidence_rows_cover_history_current_and_held_candidates() -> None:
@@ -334,3 +334,10 @@ async def test_the_fourteen_tools_send_exactly_their_arguments() -> None:
         ("send_event", {"runId": "r_1", "name": "paid", "requestId": "q9"}),
         ("list_runs", {"state": "ended", "inputs": {"a": 1}}),
     ]
+
+
+def test_instructions_lose_their_source_line_breaks_but_keep_paragraphs_and_lists() -> None:
+    source = "Approve when the spend has budget, the\nvendor is active.\n\n- one item\n  indented\n- two\n# Notes\nText"
+    assert reflowed(source) == (
+        "Approve when the spend has budget, the vendor is active.\n\n- one item\n  indented\n- two\n# Notes\nText"
+    )

@@ -22,10 +22,11 @@ from engine.core import Engine
 from engine.http.app import RunningServer, start_server
 from engine.http.standard_extras import standard_extras
 from tests.console.console_support import open_engine, shown
+from tests.support.org import MIRA, OPS, token
 from tests.support.ports import free_port
 
-OPS_TOKEN = "tok-ops-00001"
-MIRA_TOKEN = "tok-mira-0001"
+OPS_TOKEN = token(OPS)
+MIRA_TOKEN = token(MIRA)
 
 
 @pytest.fixture

@@ -19,12 +19,7 @@ from tests.demo.demo_support import (
     make_check_org,
     make_org,
 )
-from tests.support.processes import write_process
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+from tests.support.processes import publish, write_process
 
 
 @pytest.fixture
@@ -32,8 +27,7 @@ async def engine(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Engine]:
     eng = await Engine.open(tmp_path / "data", make_org(), clock=clock)
     try:
         for text, bind in PROCESSES:
-            published = await eng.publish(write_process(tmp_path / "processes", text), bind)
-            assert published.ok, published.issues
+            await publish(eng, tmp_path, text, bind)
         yield eng
     finally:
         await eng.close()

@@ -1,12 +1,11 @@
-"""Helpers for the demo tests: a small process, an engine on a ManualClock, schema validators.
+"""Helpers for the demo tests: small processes, the demo's org (from tests/support's), a conducted demo.
 
-Import with `from demo_support import ...`; the fixtures are in conftest.py.
+Import with `from tests.demo.demo_support import ...`; the fixtures are in conftest.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -18,19 +17,25 @@ from console.demo.scene import Scene
 from console.demo.system import DemoSettings, DemoSystem
 from engine.check import CheckConfig
 from engine.clock import ManualClock
+from engine.identity import agent
 from engine.org import OrgConfig
-from tests.support.schemas import validator
+from tests.support import org
+from tests.support.calls import rid as rid
+from tests.support.envelopes import RESULT_VALIDATORS
+from tests.support.org import token
 
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
-OPERATOR = "op@example.com"
-OPERATOR_TOKEN = "tok-operator-op"
-MIRA = "mira@example.com"
-MIRA_TOKEN = "tok-person-mira"
+OPERATOR = org.OPS.id
+OPERATOR_TOKEN = token(org.OPS)
+MIRA = org.MIRA.id
+MIRA_TOKEN = token(org.MIRA)
 AGENT_A = "agent-a"
 AGENT_B = "agent-b"
-AGENT_TOKENS = {AGENT_A: "tok-agent-a", AGENT_B: "tok-agent-b"}
+DEMO_AGENTS = (agent(AGENT_A), agent(AGENT_B))
+"""The demo's own agents: a demo agent's habits are seeded by its name."""
+AGENT_TOKENS = {who.id: token(who) for who in DEMO_AGENTS}
 LEASE_SECONDS = 600
 
 SCREENING = """
@@ -185,9 +190,6 @@ yes = 0.2
 """
 """Appended to the sample answers: the vetting check never passes, so an agent has to give up."""
 
-SUE = "sue@example.com"
-SUE_TOKEN = "tok-person-sue"
-
 PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
     (SCREENING, {"finance-approver": "g_finance"}),
     (REVIEW, {}),
@@ -197,34 +199,23 @@ PROCESSES: tuple[tuple[str, dict[str, str]], ...] = (
 
 
 def make_org() -> OrgConfig:
-    return OrgConfig.build(
-        groups={"g_finance": [MIRA]},
-        people={MIRA: MIRA_TOKEN},
-        operators={OPERATOR: OPERATOR_TOKEN},
-        agents=dict(AGENT_TOKENS),
-    )
+    """The shared org with Mira alone in finance and the demo's own agents."""
+    return org.make_org(groups={"g_finance": (org.MIRA,)}, people=(org.MIRA, org.OPS), agents=DEMO_AGENTS)
 
 
 def make_check_org(answers: Path) -> OrgConfig:
-    """The org of `make_org` with a support lead and the scripted evaluator answering from `answers`."""
-    return OrgConfig.build(
-        groups={"g_finance": [MIRA], "support-lead": [SUE]},
-        people={MIRA: MIRA_TOKEN, SUE: SUE_TOKEN},
-        operators={OPERATOR: OPERATOR_TOKEN},
-        agents=dict(AGENT_TOKENS),
+    """The org of `make_org` with Sue as support lead and the scripted evaluator answering from `answers`."""
+    return org.make_org(
+        groups={"g_finance": (org.MIRA,), "support-lead": (org.SUE,)},
+        people=(org.MIRA, org.SUE, org.OPS),
+        agents=DEMO_AGENTS,
         check=CheckConfig("scripted", answers=answers),
     )
 
 
-def rid() -> str:
-    return str(uuid.uuid4())
-
-
-GET_RUN_RESULT = validator("tools/get_run.result.json")
-
-
 def schema_problems(view: Mapping[str, Any]) -> list[str]:
-    return [f"{list(e.path)}: {e.message}" for e in GET_RUN_RESULT.iter_errors(view)]
+    """Why `view` breaks get_run's result schema; [] when it conforms."""
+    return [f"{list(e.path)}: {e.message}" for e in RESULT_VALIDATORS["get_run"].iter_errors(view)]
 
 
 def scene(

@@ -1,17 +1,18 @@
 """Shared helpers for driving the engine through `engine.call`, the way agents and people do.
 
-Import them with `from engine_support import ...` (conftest.py makes the fixtures available).
+Import them with `from tests.engine.engine_support import ...` (conftest.py makes the fixtures available).
+The org, the envelope checks and the calls come from tests/support; the names this folder's tests import
+from here are passed on (`name as name` marks a re-export):
 
 - `ok(envelope, tool)` asserts success and validates `data` against the tool's result schema;
   `err(envelope, code, issues)` asserts the error and validates it against tool-error.json.
-- `engine` is an Engine on a temporary folder with a ManualClock (`clock`) and the org below.
+- `engine` is an Engine on a temporary folder with the shared org, on the `clock` of tests/conftest.py.
 - `publish(engine, tmp_path, text, bind)` writes a PROCESS.md into a folder named after it and publishes.
+- `decide(engine, who, run_id, item, decision, **extra)` decides an open work item.
 """
 
 from __future__ import annotations
 
-import textwrap
-import uuid
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -20,69 +21,23 @@ import pytest
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.identity import Identity, agent, person
-from engine.org import OrgConfig
-from tests.support.envelopes import output_problems
-from tests.support.schemas import SCHEMA_FILES, SPEC, validator
+from engine.identity import Identity, person
+from tests.support.calls import call, decide
+from tests.support.calls import rid as rid
+from tests.support.envelopes import err as err
+from tests.support.envelopes import ok
+from tests.support.org import LENA, OPS, SCREENER, make_org
+from tests.support.org import MIRA as MIRA
+from tests.support.org import OMAR as OMAR
+from tests.support.org import OTHER_AGENT as OTHER_AGENT
+from tests.support.processes import SCREENING as SCREENING
+from tests.support.processes import publish as publish
+from tests.support.schemas import SPEC, validator
 
 FIXTURES = SPEC / "conformance" / "fixtures"
 SAMPLES = Path(__file__).resolve().parents[2] / "sample_processes"
 
-SCREENER = agent("a_screener")
-OTHER_AGENT = agent("a_other")
-MIRA = person("mira@example.com")
-OMAR = person("omar@example.com")
-LENA = person("lena@example.com")
-OPS = person("ops@example.com", operator=True)
-
-
-RESULT_VALIDATORS = {
-    name.split("/")[1].removesuffix(".result.json"): validator(name)
-    for name in SCHEMA_FILES
-    if name.endswith(".result.json")
-}
-ERROR_VALIDATOR = validator("tool-error.json")
 WORK_ITEM_VALIDATOR = validator("work-item.json")
-
-
-def ok(envelope: dict[str, Any], tool: str) -> Any:
-    assert set(envelope) == {"ok", "data"}, envelope
-    assert envelope["ok"] is True, envelope
-    errors = sorted(RESULT_VALIDATORS[tool].iter_errors(envelope["data"]), key=lambda e: list(e.path))
-    assert not errors, [f"{list(e.path)}: {e.message}" for e in errors]
-    assert output_problems(tool, envelope) == [], f"{tool}: the published output schema refuses its result"
-    return envelope["data"]
-
-
-def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) -> dict[str, Any]:
-    assert set(envelope) == {"ok", "error"}, envelope
-    assert envelope["ok"] is False
-    error = envelope["error"]
-    errors = list(ERROR_VALIDATOR.iter_errors(error))
-    assert not errors, [e.message for e in errors]
-    assert output_problems("describe", envelope) == [], "the published output schema refuses an error"
-    assert error["code"] == code, error
-    if issues is not None:
-        assert error.get("issues") == issues, error
-    return error
-
-
-def rid() -> str:
-    return str(uuid.uuid4())
-
-
-def make_org() -> OrgConfig:
-    return OrgConfig.build(
-        groups={"g_finance": [MIRA.id, OMAR.id], "g_legal": [LENA.id]},
-        people={MIRA.id: "tok-mira-0001", OMAR.id: "tok-omar-0001", LENA.id: "tok-lena-0001"},
-        operators={OPS.id: "tok-ops-00001"},
-        agents={SCREENER.id: "tok-screener1", OTHER_AGENT.id: "tok-other-001"},
-    )
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
 
 
 @pytest.fixture
@@ -97,59 +52,6 @@ async def engine(
     finally:
         await eng.close()
 
-
-async def publish(engine: Engine, root: Path, text: str, bind: dict[str, str] | None = None) -> str:
-    """Publish a PROCESS.md given as text; returns the process name."""
-    text = textwrap.dedent(text).lstrip("\n")
-    name = next(line.split(":", 1)[1].strip() for line in text.splitlines() if line.startswith("name:"))
-    folder = root / "processes" / name
-    folder.mkdir(parents=True, exist_ok=True)
-    (folder / "PROCESS.md").write_text(text)
-    result = await engine.publish(folder, bind or {})
-    assert result.ok, result.issues
-    return name
-
-
-async def call(engine: Engine, who: Identity, tool: str, **arguments: Any) -> dict[str, Any]:
-    """A write gets a fresh requestId unless one is given."""
-    if tool not in ("describe", "list_processes", "get_run", "get_work", "list_runs"):
-        arguments.setdefault("requestId", rid())
-    return await engine.call(who, tool, arguments)
-
-
-SCREENING = """
----
-name: screening
-description: Screen a vendor and get finance approval.
-inputs:
-  vendorName: string
-  amount: { type: number, optional: true }
-steps:
-  - id: check_vendor
-    agent: Check the vendor against the sanctions lists.
-    output:
-      cleared: boolean
-      summary: string
-    evidence: [file]
-    next:
-      - { to: approve, when: Vendor is cleared }
-      - { to: decline, when: Any hit }
-  - id: approve
-    person: finance-approver
-    approve: Approve when cleared.
-    due: 2d
-    on_reject: check_vendor
-    next: done
-  - id: decline
-    finish: declined
-  - id: done
-    finish: onboarded
----
-
-# Screening
-
-Screen, then approve.
-"""
 
 THREE_AGENTS = """
 ---
@@ -298,19 +200,17 @@ class Driver:
             who = self.member(item["assignedTo"])
             default = "approved" if item["kind"] == "approve" else "completed"
             decision = self.choice(item["stepId"], default)
-            args: dict[str, Any] = {"runId": run_id, "workItemId": item["id"], "snapshot": item["snapshot"]}
-            if decision in ("approved", "rejected", "failed", "returned"):
-                args["decision"] = decision
-                if decision != "approved":
-                    args["note"] = f"{decision} by plan"
-            else:
-                args["decision"] = "completed"
-                args["output"] = sample_output(item["output"])
-                args["evidence"] = await sample_evidence(self.engine, item["evidence"])
+            details: dict[str, Any] = {}
+            if decision in ("rejected", "failed", "returned"):
+                details["note"] = f"{decision} by plan"
+            elif decision != "approved":
+                details["output"] = sample_output(item["output"])
+                details["evidence"] = await sample_evidence(self.engine, item["evidence"])
                 if item["next"]:
                     routes = [r["to"] for r in item["next"]]
-                    args.update(next=decision if decision in routes else routes[0], reason="As planned.")
-            ok(await call(self.engine, who, "decide", **args), "decide")
+                    details.update(next=decision if decision in routes else routes[0], reason="As planned.")
+            verdict = decision if decision in ("approved", "rejected", "failed", "returned") else "completed"
+            ok(await decide(self.engine, who, run_id, item, verdict, **details), "decide")
             self.trace.append((item["stepId"], decision))
             return True
         return False

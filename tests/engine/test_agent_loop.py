@@ -108,7 +108,7 @@ async def test_start_run_returns_the_view_with_the_first_step_ready(engine: Engi
         {"id": "done", "kind": "finish", "state": None},
     ]
     assert view["workItems"] == []
-    assert view["body"] == "\n# Screening\n\nScreen, then approve.\n"
+    assert view["body"] == "\n# Screening\n\nThe agent screens the vendor; finance approves.\n"
     again = ok(await call(engine, MIRA, "get_run", runId=run["id"]), "get_run")
     assert again == view
 
@@ -257,13 +257,13 @@ async def test_claim_returns_token_step_body_data_and_refuses_others(engine: Eng
         "mode": "live",
         "step": {
             "id": "check_vendor",
-            "instructions": "Check the vendor against the sanctions lists.",
+            "instructions": "Check the vendor against the sanctions lists. Attach the report.",
             "output": {"cleared": "boolean", "summary": "string"},
             "evidence": ["file"],
             "next": [{"to": "approve", "when": "Vendor is cleared"}, {"to": "decline", "when": "Any hit"}],
         },
         "handoff": None,
-        "body": "\n# Screening\n\nScreen, then approve.\n",
+        "body": "\n# Screening\n\nThe agent screens the vendor; finance approves.\n",
         "data": {"inputs": {"vendorName": "Acme"}, "steps": {}},
     }
     view = ok(await call(engine, MIRA, "get_run", runId=run_id), "get_run")

@@ -30,6 +30,7 @@ from tests.engine.engine_support import (
     WORK_ITEM_VALIDATOR,
     call,
     claim,
+    decide,
     err,
     ok,
     step_states,
@@ -54,7 +55,9 @@ def escalation_item(view: dict[str, Any]) -> dict[str, Any]:
     return item
 
 
-async def decide(engine: Engine, item: dict[str, Any], decision: str, **extra: Any) -> dict[str, Any]:
+async def operator_decides(
+    engine: Engine, item: dict[str, Any], decision: str, **extra: Any
+) -> dict[str, Any]:
     args = {**item["decide"]["arguments"], "decision": decision, **extra}
     del args["requestId"]
     return await call(engine, OPS, "decide", **args)
@@ -90,7 +93,9 @@ async def test_returned_makes_the_step_ready_with_the_note_the_verdict_and_its_l
 ) -> None:
     screen, view = await held(checked, judge)
     item = escalation_item(view)
-    returned = ok(await decide(checked, item, "returned", note="Name both lists in the summary."), "decide")
+    returned = ok(
+        await operator_decides(checked, item, "returned", note="Name both lists in the summary."), "decide"
+    )
     assert step_states(returned)["check_vendor"] == "ready"
     assert returned["workItems"] == []
     assert returned["data"]["steps"] == {}
@@ -111,7 +116,7 @@ async def test_completed_without_output_uses_the_candidate_and_is_not_checked_ag
     checked: Engine, judge: Judge
 ) -> None:
     screen, view = await held(checked, judge)
-    done = ok(await decide(checked, escalation_item(view), "completed"), "decide")
+    done = ok(await operator_decides(checked, escalation_item(view), "completed"), "decide")
     assert step_states(done)["check_vendor"] == "done"
     assert step_states(done)["approve"] == "waiting"
     record = without_urls(done["data"]["steps"]["check_vendor"])
@@ -124,7 +129,7 @@ async def test_completed_with_the_persons_own_output_records_it(checked: Engine,
     _screen, view = await held(checked, judge)
     report = await upload(checked, "b3duIHJlcG9ydA==")
     done = ok(
-        await decide(
+        await operator_decides(
             checked,
             escalation_item(view),
             "completed",
@@ -154,7 +159,7 @@ async def test_completed_without_output_may_change_the_candidates_route(
 ) -> None:
     _screen, view = await held(checked, judge)
     done = ok(
-        await decide(
+        await operator_decides(
             checked, escalation_item(view), "completed", next="decline", reason="Too close to call."
         ),
         "decide",
@@ -174,7 +179,7 @@ async def test_a_persons_own_output_is_their_whole_submission_under_the_same_acc
     _screen, view = await held(checked, judge)
     item = escalation_item(view)
     err(
-        await decide(checked, item, "completed", output={"cleared": True}),
+        await operator_decides(checked, item, "completed", output={"cleared": True}),
         "not_accepted",
         [
             "output.summary: missing",
@@ -191,7 +196,8 @@ async def test_failed_ends_the_run_and_run_data_no_longer_shows_the_held_verdict
 ) -> None:
     _screen, view = await held(checked, judge)
     failed = ok(
-        await decide(checked, escalation_item(view), "failed", note="Vendor refused to cooperate."), "decide"
+        await operator_decides(checked, escalation_item(view), "failed", note="Vendor refused to cooperate."),
+        "decide",
     )
     assert (failed["run"]["state"], failed["run"]["outcome"]) == ("ended", "failed")
     assert failed["data"]["steps"] == {
@@ -221,10 +227,9 @@ async def test_rework_starts_with_an_empty_handoff_and_keeps_the_earlier_verdict
     first = ok(await submit(checked, screen), "submit")
     [approval] = first["workItems"]
     clock.advance(minutes=5)
-    rejected = await call(
-        checked, MIRA, "decide", runId=screen.run_id, workItemId=approval["id"], snapshot=approval["snapshot"],
-        decision="rejected", note="Screen the parent company too.",
-    )  # fmt: skip
+    rejected = await decide(
+        checked, MIRA, screen.run_id, approval, "rejected", note="Screen the parent company too."
+    )
     ok(rejected, "decide")
     again = await claim(checked, screen.run_id, "check_vendor")
     assert again["handoff"] is None
@@ -242,7 +247,7 @@ async def test_rework_starts_with_an_empty_handoff_and_keeps_the_earlier_verdict
     assert without_urls(rework["data"]["steps"]["check_vendor"]) == {"check": unsure, "history": [earlier]}
 
     item = next(i for i in rework["workItems"] if i["stepId"] == "check_vendor")
-    done = ok(await decide(checked, item, "completed"), "decide")
+    done = ok(await operator_decides(checked, item, "completed"), "decide")
     record = without_urls(done["data"]["steps"]["check_vendor"])
     assert record["history"] == [earlier]
     assert (record["check"], record["by"], record["at"]) == (unsure, OPS.id, "2026-10-06T09:10:00Z")

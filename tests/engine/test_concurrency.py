@@ -15,6 +15,7 @@ from tests.engine.engine_support import (
     SCREENER,
     THREE_AGENTS,
     call,
+    decide,
     err,
     ok,
     publish,
@@ -62,18 +63,7 @@ async def test_twenty_concurrent_decides_give_one_success(engine: Engine, tmp_pa
     [item] = view["workItems"]
     people = [MIRA if n % 2 else OMAR for n in range(20)]
     replies = await asyncio.gather(
-        *(
-            call(
-                engine,
-                who,
-                "decide",
-                runId=view["run"]["id"],
-                workItemId=item["id"],
-                snapshot=item["snapshot"],
-                decision="approved",
-            )
-            for who in people
-        )
+        *(decide(engine, who, view["run"]["id"], item, "approved") for who in people)
     )
     successes = [r for r in replies if r["ok"]]
     assert len(successes) == 1

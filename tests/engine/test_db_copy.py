@@ -21,7 +21,7 @@ from tests.engine.test_outbox import REVIEWED, TARGETS
 
 
 def _org() -> OrgConfig:
-    return replace(make_org(), notify=TARGETS)
+    return make_org(notify=TARGETS)
 
 
 async def _everything(engine: Engine) -> dict[str, Any]:

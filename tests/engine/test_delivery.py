@@ -10,7 +10,7 @@ import hashlib
 import hmac
 import json
 from collections.abc import AsyncIterator
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
 from typing import Any
@@ -91,7 +91,7 @@ async def receiver() -> AsyncIterator[Receiver]:
 
 
 def org_with(*targets: NotifyTarget) -> OrgConfig:
-    return replace(make_org(), notify=targets)
+    return make_org(notify=targets)
 
 
 async def open_engine(root: Path, org: OrgConfig, clock: ManualClock) -> Engine:

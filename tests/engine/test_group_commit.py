@@ -5,7 +5,7 @@ that waits for an event, then queueing more behind it: counted, never timed."""
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -25,15 +25,6 @@ from tests.engine.engine_support import (
     rid,
     start,
 )
-
-
-@pytest.fixture
-async def store(tmp_path: Path) -> AsyncIterator[SqliteStore]:
-    opened = await SqliteStore.open(tmp_path / "engine.db")
-    try:
-        yield opened
-    finally:
-        await opened.close()
 
 
 def sqlite_store(engine: Engine) -> SqliteStore:
@@ -134,15 +125,14 @@ async def test_nobody_is_answered_before_the_commit_returns(
     assert writer is not None
     committing = asyncio.Event()
     go_on = asyncio.Event()
-    original = writer._off_thread
+    original = writer._commit
 
-    async def gated(statements: tuple[str, ...], busy_ms: int = 0) -> None:
-        if statements == ("COMMIT",):
-            committing.set()
-            await go_on.wait()
-        await original(statements, busy_ms)
+    async def gated() -> None:
+        committing.set()
+        await go_on.wait()
+        await original()
 
-    monkeypatch.setattr(writer, "_off_thread", gated)
+    monkeypatch.setattr(writer, "_commit", gated)
     task = asyncio.ensure_future(store.write(set_meta("k", "v")))
     await committing.wait()
     assert not task.done()
@@ -157,21 +147,19 @@ async def test_a_failed_commit_fails_every_request_of_its_batch(
 ) -> None:
     writer = store._writer
     assert writer is not None
-    original = writer._off_thread
+    original = writer._commit
 
-    async def broken(statements: tuple[str, ...], busy_ms: int = 0) -> None:
-        if statements == ("COMMIT",):
-            raise OSError("disk I/O error")
-        await original(statements, busy_ms)
+    async def broken() -> None:
+        raise OSError("disk I/O error")
 
-    monkeypatch.setattr(writer, "_off_thread", broken)
+    monkeypatch.setattr(writer, "_commit", broken)
     held = Held(store)
     tasks = await held.queue(store.write(set_meta("a", "1")), store.write(set_meta("b", "2")))
     held.release.set()
     for task in [held.task, *tasks]:
         with pytest.raises(OSError, match="disk I/O error"):
             await task
-    monkeypatch.setattr(writer, "_off_thread", original)
+    monkeypatch.setattr(writer, "_commit", original)
     assert await store.write(set_meta("c", "3")) == "3"
     assert [await store.get_meta(k) for k in ("held", "a", "b", "c")] == [None, None, None, "3"]
 

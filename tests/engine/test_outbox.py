@@ -49,7 +49,7 @@ steps:
 
 @pytest.fixture
 async def engine(tmp_path: Path, clock: ManualClock) -> AsyncIterator[Engine]:
-    eng = await Engine.open(tmp_path / "data", replace(make_org(), notify=TARGETS), clock=clock)
+    eng = await Engine.open(tmp_path / "data", make_org(notify=TARGETS), clock=clock)
     try:
         await publish(eng, tmp_path, REVIEWED, {"reviewer": "g_finance"})
         yield eng

@@ -18,6 +18,7 @@ from tests.engine.engine_support import (
     SCREENER,
     call,
     claim,
+    decide,
     err,
     ok,
     publish,
@@ -61,17 +62,7 @@ async def _decide(
     engine: Engine, view: dict[str, Any], step_id: str, who: Identity, decision: str, **extra: Any
 ) -> Any:
     item = next(i for i in view["workItems"] if i["stepId"] == step_id)
-    reply = await call(
-        engine,
-        who,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision=decision,
-        **extra,
-    )
-    return reply
+    return await decide(engine, who, view["run"]["id"], item, decision, **extra)
 
 
 def _done(output_key: str) -> dict[str, Any]:

@@ -20,6 +20,7 @@ from tests.engine.engine_support import (
     WORK_ITEM_VALIDATOR,
     call,
     claim,
+    decide,
     err,
     ok,
     publish,
@@ -60,14 +61,12 @@ async def _at_review(engine: Engine, tmp_path: Path, **extra: Any) -> dict[str, 
     await publish(engine, tmp_path, APPROVAL, BIND)
     view = await start(engine, "approval", {"owner": LENA.id}, **extra)
     [item] = view["workItems"]
-    reply = await call(
+    reply = await decide(
         engine,
         LENA,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision="completed",
+        view["run"]["id"],
+        item,
+        "completed",
         output={"pack": "P-1"},
         evidence=[{"kind": "link", "ref": "https://docs/p1"}],
         next="review",
@@ -300,16 +299,7 @@ async def test_rejecting_an_approval_without_on_reject_ends_the_run_rejected(
 ) -> None:
     view = await _at_review(engine, tmp_path)
     [item] = view["workItems"]
-    reply = await call(
-        engine,
-        OMAR,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision="rejected",
-        note="Pack incomplete.",
-    )
+    reply = await decide(engine, OMAR, view["run"]["id"], item, "rejected", note="Pack incomplete.")
     done = ok(reply, "decide")
     assert (done["run"]["state"], done["run"]["outcome"]) == ("ended", "rejected")
     assert done["run"]["ended"] == {
@@ -323,16 +313,7 @@ async def test_rejecting_an_approval_without_on_reject_ends_the_run_rejected(
 async def test_a_failed_decision_ends_the_run_failed(engine: Engine, tmp_path: Path) -> None:
     view = await _at_review(engine, tmp_path)
     [item] = view["workItems"]
-    reply = await call(
-        engine,
-        MIRA,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision="failed",
-        note="Fraud.",
-    )
+    reply = await decide(engine, MIRA, view["run"]["id"], item, "failed", note="Fraud.")
     done = ok(reply, "decide")
     assert (done["run"]["outcome"], step_states(done)["review"]) == ("failed", "failed")
     assert done["data"]["steps"]["review"] == {
@@ -400,16 +381,7 @@ async def test_an_escalation_completed_or_failed_by_an_operator(engine: Engine, 
     second = ok(await call(engine, SCREENER, "escalate", token=token, note="Again."), "escalate")[
         "workItems"
     ][0]
-    reply = await call(
-        engine,
-        OPS,
-        "decide",
-        runId=run_id,
-        workItemId=second["id"],
-        snapshot=second["snapshot"],
-        decision="failed",
-        note="Give up.",
-    )
+    reply = await decide(engine, OPS, run_id, second, "failed", note="Give up.")
     failed = ok(reply, "decide")
     assert (failed["run"]["outcome"], step_states(failed)) == (
         "failed",

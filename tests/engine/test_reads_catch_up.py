@@ -15,7 +15,17 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.sqlite import SqliteStore
-from tests.engine.engine_support import MIRA, SCREENER, call, make_org, ok, publish, start, step_states
+from tests.engine.engine_support import (
+    MIRA,
+    SCREENER,
+    call,
+    decide,
+    make_org,
+    ok,
+    publish,
+    start,
+    step_states,
+)
 
 pytestmark = pytest.mark.both_stores
 
@@ -66,16 +76,7 @@ async def test_a_snapshot_from_get_run_decides_after_a_timer_passed_without_a_ti
     assert step_states(view)["pause"] == "done"
     assert view["data"]["steps"]["pause"] == {"by": "server", "at": "2026-10-06T09:30:00Z", "history": []}
     [item] = view["workItems"]
-    decided = await call(
-        engine,
-        MIRA,
-        "decide",
-        runId=run_id,
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision="completed",
-        output={},
-    )
+    decided = await decide(engine, MIRA, run_id, item, "completed", output={})
     assert ok(decided, "decide")["run"]["outcome"] == "done"
 
 

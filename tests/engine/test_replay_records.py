@@ -87,3 +87,27 @@ async def test_without_the_secrets_file_a_replayed_claim_is_a_conflict_and_other
         assert again == started
     finally:
         await engine.close()
+
+
+async def test_a_large_result_is_recorded_deflated_and_replayed_exactly(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    big = "the same words again " * 10_000
+    token = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="one"), "claim")["token"]
+    submitted = await call(
+        engine, SCREENER, "submit", token=token, output={"note": big}, summary="s", requestId="u1"
+    )
+    ok(submitted, "submit")
+    claimed = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="two", requestId="c2"), "claim")
+    assert claimed["data"]["steps"]["one"]["output"]["note"] == big
+    for tool, kept in (("submit", "u1"), ("claim", "c2")):
+        record = await engine.store.get_request(kept)
+        assert record is not None and len(record.result) < len(big) // 10, tool
+    replayed = await call(
+        engine, SCREENER, "submit", token=token, output={"note": big}, summary="s", requestId="u1"
+    )
+    assert replayed == submitted
+    again = await call(engine, SCREENER, "claim", runId=run_id, stepId="two", requestId="c2")
+    assert ok(again, "claim") == claimed

@@ -17,6 +17,7 @@ from tests.engine.engine_support import (
     SCREENER,
     call,
     claim,
+    decide,
     ok,
     publish,
     start,
@@ -59,17 +60,7 @@ async def _decide(
     engine: Engine, view: dict[str, Any], who: Any, decision: str, **extra: Any
 ) -> dict[str, Any]:
     [item] = view["workItems"]
-    reply = await call(
-        engine,
-        who,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision=decision,
-        **extra,
-    )
-    return ok(reply, "decide")
+    return ok(await decide(engine, who, view["run"]["id"], item, decision, **extra), "decide")
 
 
 async def test_rejection_moves_later_completions_to_history(

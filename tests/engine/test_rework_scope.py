@@ -11,7 +11,7 @@ import pytest
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from tests.engine.engine_support import MIRA, SCREENER, call, claim, ok, publish, start, step_states
+from tests.engine.engine_support import MIRA, SCREENER, call, claim, decide, ok, publish, start, step_states
 
 pytestmark = pytest.mark.both_stores
 
@@ -93,17 +93,9 @@ async def _submit(engine: Engine, run_id: str, step: str, x: str, **extra: Any) 
 
 async def _reject(engine: Engine, view: dict[str, Any]) -> dict[str, Any]:
     [item] = view["workItems"]
-    reply = await call(
-        engine,
-        MIRA,
-        "decide",
-        runId=view["run"]["id"],
-        workItemId=item["id"],
-        snapshot=item["snapshot"],
-        decision="rejected",
-        note="Not this time.",
+    return ok(
+        await decide(engine, MIRA, view["run"]["id"], item, "rejected", note="Not this time."), "decide"
     )
-    return ok(reply, "decide")
 
 
 def _current(view: dict[str, Any], step: str) -> dict[str, Any]:

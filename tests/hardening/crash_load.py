@@ -17,7 +17,9 @@ from typing import Any
 
 import httpx
 
-from tests.hardening.serve_support import AGENTS, OPERATOR, REVIEWERS, Rpc, rid
+from tests.hardening.serve_support import AGENTS, OPERATOR, REVIEWERS
+from tests.support.calls import rid
+from tests.support.rpc import Rpc
 
 
 @dataclass(frozen=True)

@@ -1,5 +1,5 @@
 """`apc serve` as a real process, for the crash and attack tests: the org config (every kind of
-credential), a process that exercises every kind of timer, and a small JSON-RPC client.
+credential) and a process that exercises every kind of timer; tests/support/rpc.py is their client.
 
 The server runs as `python -m engine.cli serve`, its log in a file the tests read afterwards.
 """
@@ -14,13 +14,10 @@ import subprocess
 import sys
 import textwrap
 import time
-import uuid
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-
-import httpx
 
 from tests.support.ports import free_port
 
@@ -154,34 +151,3 @@ def wait_serving(served: Served, timeout: float = 60) -> Served:
         time.sleep(0.05)
     served.kill()
     raise AssertionError(f"apc serve did not start within {timeout}s:\n{log.read_text()}")
-
-
-def rid() -> str:
-    return str(uuid.uuid4())
-
-
-HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
-
-
-class Rpc:
-    """Tool calls as plain JSON-RPC posts; the envelope is checked to be the same as text and structure."""
-
-    def __init__(self, client: httpx.AsyncClient, url: str) -> None:
-        self.client = client
-        self.url = url
-
-    async def call(self, token: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments},
-        }
-        response = await self.client.post(
-            self.url, json=body, headers={**HEADERS, "Authorization": f"Bearer {token}"}
-        )
-        assert response.status_code == 200, (tool, response.status_code, response.text)
-        result = response.json()["result"]
-        envelope: dict[str, Any] = result["structuredContent"]
-        assert json.loads(result["content"][0]["text"]) == envelope
-        return envelope

@@ -39,6 +39,7 @@ from tests.hardening.serve_support import (
     start_serve,
     write_config,
 )
+from tests.support.rpc import ACCEPT, tool_call
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "apc"
@@ -47,7 +48,7 @@ A_ONE, A_TWO = list(AGENTS.values())[:2]
 RITA = next(iter(REVIEWERS.values()))
 OPS = OPERATOR[1]
 NOBODY = OUTSIDER[1]
-MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+MCP_HEADERS = {**ACCEPT, "Content-Type": "application/json"}
 
 
 @dataclass
@@ -83,13 +84,7 @@ class Setup:
 
 
 def rpc_body(tool: str, arguments: Any) -> bytes:
-    message = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": tool, "arguments": arguments},
-    }
-    return json.dumps(message).encode()
+    return json.dumps(tool_call(tool, arguments)).encode()
 
 
 def call(setup: Setup, token: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:

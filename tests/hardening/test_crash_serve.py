@@ -23,7 +23,9 @@ import pytest
 from engine.org import OrgConfig
 from tests.hardening.crash_load import Ack, Load
 from tests.hardening.invariants import check_store
-from tests.hardening.serve_support import OPERATOR, Rpc, rid, start_serve, write_config
+from tests.hardening.serve_support import OPERATOR, start_serve, write_config
+from tests.support.calls import rid
+from tests.support.rpc import Rpc
 
 
 def _records(view: dict[str, Any], step: str) -> list[dict[str, Any]]:

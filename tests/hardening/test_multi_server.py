@@ -19,16 +19,9 @@ import httpx
 import psycopg
 import pytest
 
-from tests.hardening.serve_support import (
-    AGENTS,
-    REVIEWERS,
-    Rpc,
-    Served,
-    launch_serve,
-    org_toml,
-    rid,
-    wait_serving,
-)
+from tests.hardening.serve_support import AGENTS, REVIEWERS, Served, launch_serve, org_toml, wait_serving
+from tests.support.calls import rid
+from tests.support.rpc import Rpc
 
 PROCESSES = {
     "relay": """

@@ -32,8 +32,8 @@ from engine.http.endpoint import result_of
 from engine.identity import Identity, agent, person
 from engine.ids import IdSource
 from engine.org import OrgConfig
-from tests.engine.engine_support import ERROR_VALIDATOR, RESULT_VALIDATORS
 from tests.hardening.serve_support import AGENTS, OPERATOR, OUTSIDER, REVIEWERS, write_config
+from tests.support.envelopes import ERROR_VALIDATOR, RESULT_VALIDATORS
 
 AGENT, REVIEWER = agent(next(iter(AGENTS))), person(next(iter(REVIEWERS)))
 OPS, NOBODY = person(OPERATOR[0], operator=True), person(OUTSIDER[0])

@@ -10,13 +10,9 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from tests.http.http_support import BIND, make_org, write_process
+from tests.http.http_support import BIND, SCREENING, make_org
 from tests.support.ports import free_port
-
-
-@pytest.fixture
-def clock() -> ManualClock:
-    return ManualClock()
+from tests.support.processes import publish
 
 
 @pytest.fixture
@@ -31,8 +27,7 @@ async def engine(tmp_path: Path, clock: ManualClock, port: int) -> AsyncIterator
         tmp_path / "data", make_org(), clock=clock, public_base_url=f"http://127.0.0.1:{port}"
     )
     try:
-        published = await eng.publish(write_process(tmp_path / "processes"), BIND)
-        assert published.ok, published.issues
+        await publish(eng, tmp_path, SCREENING, BIND)
         yield eng
     finally:
         await eng.close()

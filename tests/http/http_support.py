@@ -1,33 +1,32 @@
 """Helpers for the endpoint tests: the org, the process they run, and schema checks of every envelope.
 
-Import with `from http_support import ...`; the fixtures (`engine`, `server`, `clock`) are in conftest.py.
+The org and the envelope checks come from tests/support. Import with
+`from tests.http.http_support import ...`; the fixtures (`engine`, `server`, `clock`) are in conftest.py.
 """
 
 from __future__ import annotations
 
 import base64
-import uuid
 from collections.abc import Awaitable, Callable
-from pathlib import Path
 from typing import Any
 
-from jsonschema import Draft202012Validator
-
 from engine.org import OrgConfig
-from tests.support import processes
-from tests.support.envelopes import output_problems
-from tests.support.schemas import SCHEMA_FILES, validator
+from tests.support import org
+from tests.support.calls import rid
+from tests.support.envelopes import err as err
+from tests.support.envelopes import ok
+from tests.support.org import token
 
-AGENT = "a_screener"
-AGENT_TOKEN = "tok-agent-screener"
-MIRA = "mira@example.com"
-MIRA_TOKEN = "tok-person-mira"
-OMAR = "omar@example.com"
+AGENT = org.SCREENER.id
+AGENT_TOKEN = token(org.SCREENER)
+MIRA = org.MIRA.id
+MIRA_TOKEN = token(org.MIRA)
+OMAR = org.OMAR.id
 """A group member with no token of his own: reachable only through OAuth."""
-LENA = "lena@example.com"
-LENA_TOKEN = "tok-person-lena"
-OPS = "ops@example.com"
-OPS_TOKEN = "tok-operator-ops"
+LENA = org.LENA.id
+LENA_TOKEN = token(org.LENA)
+OPS = org.OPS.id
+OPS_TOKEN = token(org.OPS)
 BIND = {"finance-approver": "g_finance"}
 
 SCREENING = """
@@ -64,55 +63,8 @@ REPORT = b"Sanctions report for Acme: no hits on OFAC or EU lists.\n" + bytes(ra
 
 
 def make_org() -> OrgConfig:
-    return OrgConfig.build(
-        groups={"g_finance": [MIRA, OMAR]},
-        people={MIRA: MIRA_TOKEN, LENA: LENA_TOKEN},
-        operators={OPS: OPS_TOKEN},
-        agents={AGENT: AGENT_TOKEN},
-    )
-
-
-def write_process(root: Path, text: str = SCREENING) -> Path:
-    return processes.write_process(root, text)
-
-
-def _validators() -> tuple[dict[str, Draft202012Validator], Draft202012Validator]:
-    results = {
-        name.split("/")[1].removesuffix(".result.json"): validator(name)
-        for name in SCHEMA_FILES
-        if name.endswith(".result.json")
-    }
-    return results, validator("tool-error.json")
-
-
-RESULT_VALIDATORS, ERROR_VALIDATOR = _validators()
-
-
-def ok(envelope: dict[str, Any], tool: str) -> Any:
-    """Assert success and that `data` is exactly what the tool's result schema allows."""
-    assert set(envelope) == {"ok", "data"}, envelope
-    assert envelope["ok"] is True, envelope
-    problems = [f"{list(e.path)}: {e.message}" for e in RESULT_VALIDATORS[tool].iter_errors(envelope["data"])]
-    assert problems == [], problems
-    assert output_problems(tool, envelope) == [], f"{tool}: the published output schema refuses its result"
-    return envelope["data"]
-
-
-def err(envelope: dict[str, Any], code: str, issues: list[str] | None = None) -> dict[str, Any]:
-    """Assert the error code (and issues) and that the error matches tool-error.json."""
-    assert set(envelope) == {"ok", "error"}, envelope
-    assert envelope["ok"] is False
-    error = envelope["error"]
-    assert [e.message for e in ERROR_VALIDATOR.iter_errors(error)] == []
-    assert output_problems("describe", envelope) == [], "the published output schema refuses an error"
-    assert error["code"] == code, error
-    if issues is not None:
-        assert error.get("issues") == issues, error
-    return error
-
-
-def rid() -> str:
-    return str(uuid.uuid4())
+    """The shared org, but Omar has no token: he reaches the endpoint only through OAuth."""
+    return org.make_org(people=(org.MIRA, org.LENA, org.OPS))
 
 
 Caller = Callable[[str, str, dict[str, Any]], Awaitable[dict[str, Any]]]

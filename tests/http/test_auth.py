@@ -13,9 +13,9 @@ from engine.http.app import RunningServer
 from engine.tools import dispatch
 from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 from tests.support.mcp import McpCaller
+from tests.support.rpc import ACCEPT, tool_call
 
-CALL = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
-ACCEPT = {"Accept": "application/json, text/event-stream"}
+CALL = tool_call("describe")
 
 
 async def post(url: str, headers: dict[str, str], body: dict[str, Any] = CALL) -> httpx.Response:
@@ -25,7 +25,7 @@ async def post(url: str, headers: dict[str, str], body: dict[str, Any] = CALL) -
 
 @pytest.mark.parametrize(
     "authorization",
-    [None, "Bearer not-a-token", "Bearer", f"Basic {AGENT_TOKEN}", AGENT_TOKEN, "Bearer tok-agent-screene"],
+    [None, "Bearer not-a-token", "Bearer", f"Basic {AGENT_TOKEN}", AGENT_TOKEN, f"Bearer {AGENT_TOKEN[:-1]}"],
 )
 async def test_a_request_without_a_known_bearer_token_is_401(
     server: RunningServer, authorization: str | None

@@ -11,14 +11,12 @@ from engine.http.hosts import security_settings
 from engine.net import is_loopback
 from tests.http.http_support import AGENT_TOKEN
 from tests.support.ports import free_port
+from tests.support.rpc import headers, tool_call
 
-BODY = {"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "describe", "arguments": {}}}
 
-
-async def post(url: str, **headers: str) -> httpx.Response:
-    base = {"Authorization": f"Bearer {AGENT_TOKEN}", "Accept": "application/json, text/event-stream"}
+async def post(url: str, **extra: str) -> httpx.Response:
     async with httpx.AsyncClient() as client:
-        return await client.post(url, json=BODY, headers={**base, **headers})
+        return await client.post(url, json=tool_call("describe"), headers={**headers(AGENT_TOKEN), **extra})
 
 
 async def test_loopback_names_and_origins_are_accepted(server: RunningServer) -> None:

@@ -13,6 +13,7 @@ from engine.http.app import RunningServer
 from engine.http.tool_meta import input_schema, output_schema
 from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 from tests.support.mcp import McpCaller
+from tests.support.rpc import headers, post, tool_call
 
 
 class Callers:
@@ -54,20 +55,9 @@ async def test_list_tools_and_server_info(server: RunningServer, engine: Engine)
 
 
 async def test_a_bare_post_needs_no_handshake(server: RunningServer) -> None:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 7,
-        "method": "tools/call",
-        "params": {"name": "get_work", "arguments": {}},
-    }
     async with httpx.AsyncClient() as client:
         response = await client.post(
-            server.url,
-            json=body,
-            headers={
-                "Authorization": f"Bearer {MIRA_TOKEN}",
-                "Accept": "application/json, text/event-stream",
-            },
+            server.url, json=tool_call("get_work", message_id=7), headers=headers(MIRA_TOKEN)
         )
     assert response.status_code == 200
     assert response.headers["content-type"] == "application/json"
@@ -80,18 +70,7 @@ async def test_a_bare_post_needs_no_handshake(server: RunningServer) -> None:
 
 
 async def test_an_unknown_token_is_http_401_before_any_json_rpc(server: RunningServer) -> None:
-    body = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "tools/call",
-        "params": {"name": "describe", "arguments": {}},
-    }
-    async with httpx.AsyncClient() as client:
-        response = await client.post(
-            server.url,
-            json=body,
-            headers={"Authorization": "Bearer not-a-token", "Accept": "application/json, text/event-stream"},
-        )
+    response = await post(server.url, "not-a-token")
     assert response.status_code == 401
     assert response.headers["www-authenticate"].startswith("Bearer")
 

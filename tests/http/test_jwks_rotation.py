@@ -9,7 +9,6 @@ from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import httpx
 import jwt
 import pytest
 from cryptography.hazmat.primitives.asymmetric import rsa
@@ -25,6 +24,7 @@ from engine.http.jwks import MAX_AGE_SECONDS, REFRESH_SECONDS, KeySet
 from engine.http.oauth import OAuthVerifier
 from engine.org import ConfigError, OAuthConfig
 from tests.http.http_support import MIRA
+from tests.support.rpc import post
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "https://agents.example.com/mcp"
@@ -79,18 +79,7 @@ def token(key: rsa.RSAPrivateKey, kid: str) -> str:
 
 
 async def status(server: RunningServer, bearer: str) -> int:
-    async with httpx.AsyncClient() as client:
-        response = await client.post(
-            server.url,
-            json={
-                "jsonrpc": "2.0",
-                "id": 1,
-                "method": "tools/call",
-                "params": {"name": "describe", "arguments": {}},
-            },
-            headers={"Authorization": f"Bearer {bearer}", "Accept": "application/json, text/event-stream"},
-        )
-    return response.status_code
+    return (await post(server.url, bearer)).status_code
 
 
 async def test_a_rotated_key_is_fetched_on_its_first_token_and_made_up_kids_are_rate_limited(

@@ -21,6 +21,7 @@ from engine.org import ConfigError, OAuthConfig, OrgConfig
 from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
+from tests.support.rpc import headers, tool_call
 
 ISSUER = "https://id.example.com"
 AUDIENCE = "https://agents.example.com/mcp"
@@ -135,17 +136,7 @@ async def test_tokens_that_do_not_verify_or_map_are_401(oauth_server: RunningSer
     async with httpx.AsyncClient() as client:
         for why, bearer in refused.items():
             response = await client.post(
-                oauth_server.url,
-                json={
-                    "jsonrpc": "2.0",
-                    "id": 1,
-                    "method": "tools/call",
-                    "params": {"name": "describe", "arguments": {}},
-                },
-                headers={
-                    "Authorization": f"Bearer {bearer}",
-                    "Accept": "application/json, text/event-stream",
-                },
+                oauth_server.url, json=tool_call("describe"), headers=headers(bearer)
             )
             statuses[why] = response.status_code
     assert statuses == dict.fromkeys(refused, 401)

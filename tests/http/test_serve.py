@@ -18,9 +18,10 @@ from engine.datafolder import FolderLock, default_data_dir
 from engine.http.app import RunningServer
 from engine.http.serve import ServeOptions, serve
 from engine.org import OrgConfig
-from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, ok, write_process
+from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, SCREENING, ok
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
+from tests.support.processes import write_process
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -44,7 +45,7 @@ bind = {{ finance-approver = "g_finance" }}
 
 
 def write_config(tmp_path: Path, text: str = ORG) -> Path:
-    write_process(tmp_path / "processes")
+    write_process(tmp_path / "processes", SCREENING)
     path = tmp_path / "org.toml"
     path.write_text(text)
     return path

@@ -17,39 +17,20 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.endpoint import UNEXPECTED, result_of
 from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, full_run, rid
+from tests.support.rpc import Rpc
 
 
-class Recorder:
+class Recorder(Rpc):
+    """Every call checked as text and structure (`Rpc`), and which tools answered ok or not."""
+
     def __init__(self, url: str, client: httpx.AsyncClient) -> None:
-        self.url = url
-        self.client = client
+        super().__init__(client, url)
         self.seen: set[tuple[str, bool]] = set()
 
     async def call(self, token: str, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
-        body = {
-            "jsonrpc": "2.0",
-            "id": 1,
-            "method": "tools/call",
-            "params": {"name": tool, "arguments": arguments},
-        }
-        response = await self.client.post(
-            self.url,
-            json=body,
-            headers={"Authorization": f"Bearer {token}", "Accept": "application/json, text/event-stream"},
-        )
-        assert response.status_code == 200, response.text
-        result = response.json()["result"]
-        [content] = result["content"]
-        envelope: dict[str, Any] = result["structuredContent"]
-        assert content["type"] == "text"
-        assert json.loads(content["text"], parse_constant=_refuse) == envelope
-        assert result["isError"] is (not envelope["ok"])
+        envelope = await super().call(token, tool, arguments)
         self.seen.add((tool, envelope["ok"]))
         return envelope
-
-
-def _refuse(name: str) -> Any:
-    raise AssertionError(f"{name} in a result's text")
 
 
 async def fetch(url: str) -> tuple[int, bytes]:

@@ -1,0 +1,70 @@
+"""Step records measured once: their size (as the run-data cap counts it) and their digest.
+
+A write checks the run-data cap and a run view carries a snapshot (a hash of the run data); both used
+to serialise the whole run data on every call, a megabyte for a full run. A step record is never
+edited once made (`Run.data`), and the store hands the same record objects to the next write of its
+run, so each record is serialised once, here, and what the next call needs is looked up: its compact
+UTF-8 size and the SHA-256 of its canonical text, remembered while the record stays among the
+`MEMO_BYTES` most recently measured (the memo holds the record, so its `id` cannot be reused).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+from collections import OrderedDict
+from typing import Any
+
+MEMO_BYTES = 16_000_000
+
+compact = json.JSONEncoder(separators=(",", ":"), ensure_ascii=False, allow_nan=False).encode
+"""JSON text as the engine stores and measures it (one encoder made once: `json.dumps` with options
+makes a new one on every call)."""
+canonical = json.JSONEncoder(
+    sort_keys=True, separators=(",", ":"), ensure_ascii=False, allow_nan=False
+).encode
+"""Compact with sorted keys: one text per value, for digests and fingerprints."""
+
+
+class _Memo:
+    def __init__(self) -> None:
+        self._lock = threading.Lock()  # engines on several threads (the embedded console, tests)
+        self._entries: OrderedDict[int, tuple[Any, int, bytes]] = OrderedDict()
+        self._bytes = 0
+
+    def get(self, record: Any) -> tuple[int, bytes] | None:
+        with self._lock:
+            hit = self._entries.get(id(record))
+            if hit is None or hit[0] is not record:
+                return None
+            self._entries.move_to_end(id(record))
+            return hit[1], hit[2]
+
+    def put(self, record: Any, size: int, digest: bytes) -> None:
+        with self._lock:
+            old = self._entries.pop(id(record), None)
+            if old is not None:
+                self._bytes -= old[1]
+            self._entries[id(record)] = (record, size, digest)
+            self._bytes += size
+            while self._bytes > MEMO_BYTES and self._entries:
+                _, (_, dropped, _) = self._entries.popitem(last=False)
+                self._bytes -= dropped
+
+
+_memo = _Memo()
+
+
+def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
+    """(compact UTF-8 size, SHA-256 of the canonical text) of a JSON value: canonical text is compact
+    with sorted keys, so its length is the compact size too. Only a step `record` is remembered (a
+    run's inputs are a new object on every read)."""
+    hit = _memo.get(value) if record else None
+    if hit is not None:
+        return hit
+    text = canonical(value).encode()
+    size, digest = len(text), hashlib.sha256(text).digest()
+    if record:
+        _memo.put(value, size, digest)
+    return size, digest

@@ -1,0 +1,157 @@
+"""The runs list as an operator uses it: search (a whole run id opens the run, anything else searches
+the loaded rows), a cursor that follows the newest run or stays on its own with `newer runs above`,
+marks (not on ended runs, `U` clears them), and a bulk cancel that `esc` stops. Budget: ~10 s."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+from textual.widgets import Input
+from textual.worker import WorkerCancelled, WorkerState
+
+from console.client.local import LocalClient
+from console.client.wire import CancelResult, Envelope
+from console.modals.common import ReasonDialog
+from console.screens.run import RunScreen
+from engine.clock import ManualClock
+from engine.core import Engine
+from tests.console.console_support import OPS, Agent, cells, make_app, press, settle, shown, type_into
+
+
+async def test_a_whole_run_id_opens_the_run_and_anything_else_searches_the_loaded_rows(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    screening = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B")]
+    intake = await agent.start("intake", {"ticket": "T-1"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        runs = app.main.runs
+        assert set(runs.table.keys) == {*screening, intake}
+        later = await agent.start("intake", {"ticket": "T-2"})
+        await press(pilot, "slash")
+        search = runs.query_one("#runs-search", Input)
+        assert app.focused is search
+        search.value = later
+        await press(pilot, "enter")
+        assert isinstance(app.screen, RunScreen)
+        assert app.screen.run_id == later
+        assert search.value == ""
+        await press(pilot, "escape", "slash")
+        await press(pilot, *"ree")
+        assert set(runs.table.keys) == set(screening)
+        assert shown(app, "#runs-status") == "1–2 of 2 runs · search 'ree' among the 4 loaded runs"
+        search.value = intake[:8]
+        await press(pilot, "enter")
+        assert runs.table.has_focus
+        assert not isinstance(app.screen, RunScreen)
+        assert runs.table.keys == [intake]
+        search.value = "intake"
+        await press(pilot, "slash", "enter")
+        assert set(runs.table.keys) == {intake, later}
+        assert app.lists.runs_query == {"process": "intake"}
+        assert shown(app, "#runs-status") == "1–2 of 2 runs"
+
+
+async def test_the_cursor_follows_the_newest_run_until_moved_then_newer_runs_are_counted_above(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    for number in range(30):
+        clock.advance(seconds=1)
+        await agent.start("intake", {"ticket": f"T-{number}"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        table = app.main.runs.table
+        assert (table.cursor_row, table.window.first) == (0, 0)
+        clock.advance(seconds=1)
+        newest = await agent.start("intake", {"ticket": "T-new"})
+        await app.reload_all()
+        await settle(pilot)
+        assert (table.cursor_row, table.current_key) == (0, newest)
+        await press(pilot, "j", "j")
+        pinned = table.current_key
+        for number in range(2):
+            clock.advance(seconds=1)
+            await agent.start("intake", {"ticket": f"T-newer-{number}"})
+        await app.reload_all()
+        await settle(pilot)
+        assert (table.current_key, table.cursor_row, table.window.first) == (pinned, 4, 2)
+        assert shown(app, "#runs-status").startswith("↑ 2 newer runs above (g) · 3–")
+        await press(pilot, "k", "k", "k")
+        assert table.window.first == 1
+        assert shown(app, "#runs-status").startswith("↑ 1 newer run above (g) · 2–")
+        await press(pilot, "g")
+        assert not shown(app, "#runs-status").startswith("↑")
+
+
+async def test_ended_runs_cannot_be_marked_and_U_clears_every_mark(
+    client: LocalClient, agent: Agent, clock: ManualClock, engine: Engine
+) -> None:
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B", "C")]
+    await engine.call(OPS, "cancel", {"runId": runs[1], "reason": "Duplicate.", "requestId": "x-1"})
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        pane, table = app.main.runs, app.main.runs.table
+        table.move_cursor(row=table.keys.index(runs[1]))
+        await press(pilot, "space")
+        assert pane.marked == set()
+        assert shown(app, "#notice") == (
+            f"{runs[1]} was cancelled: only active or waiting runs can be marked to cancel"
+        )
+        for run_id in (runs[0], runs[2]):
+            table.move_cursor(row=table.keys.index(run_id))
+            await press(pilot, "space")
+        assert pane.marked == {runs[0], runs[2]}
+        assert "2 marked" in shown(app, "#runs-status")
+        await press(pilot, "U")
+        assert pane.marked == set()
+        assert [cells(table, key)[0].plain for key in table.keys] == [" ", " ", " "]
+        assert "marked" not in shown(app, "#runs-status")
+
+
+async def test_esc_stops_a_bulk_cancel_tells_what_was_done_and_the_worker_ends_cancelled(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B", "C")]
+    answered = 0
+    stuck = asyncio.Event()
+    real_cancel = client.cancel
+
+    async def cancel(run_id: str, reason: str) -> Envelope[CancelResult]:
+        nonlocal answered
+        if answered == 1:
+            stuck.set()
+            await asyncio.Event().wait()
+        answered += 1
+        return await real_cancel(run_id, reason)
+
+    client.cancel = cancel  # type: ignore[method-assign]
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        table = app.main.runs.table
+        for run_id in runs:
+            table.move_cursor(row=table.keys.index(run_id))
+            await press(pilot, "space")
+        await press(pilot, "X")
+        assert isinstance(app.screen, ReasonDialog)
+        type_into(app, "#reason", "Vendor withdrew.")
+        await pilot.press("ctrl+s")
+        await asyncio.wait_for(stuck.wait(), 10)
+        (worker,) = [w for w in app.workers if w.group == "cancel"]
+        await pilot.press("escape")
+        with pytest.raises(WorkerCancelled):
+            await asyncio.wait_for(worker.wait(), 10)
+        await settle(pilot)
+        assert worker.state == WorkerState.CANCELLED
+        done = next(key for key in table.keys if key in runs)
+        summary = "1 of 3 cancelled, 0 failed, stopped with 2 left"
+        assert app.toasts[-3:] == ["Stopped", f"{done} cancelled", summary]
+        assert app.main.runs.marked == set(runs) - {done}

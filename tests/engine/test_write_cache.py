@@ -1,0 +1,144 @@
+"""The SQLite writer's memory of runs and its COMMITs: a write finds the run as the last write left it
+without reading it again, never a change the database does not hold (a request rolled back, a batch
+that failed, another connection's commit); a quick COMMIT runs on the event loop's thread and a slow
+one on the writer's; checkpoints run beside the writes, never inside a COMMIT."""
+
+from __future__ import annotations
+
+import sqlite3
+import threading
+from pathlib import Path
+
+import pytest
+
+from engine.core import Engine
+from engine.store import sqlite_writer
+from engine.store.base import DerivedRows, Transaction
+from engine.store.sqlite import SqliteStore
+from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start
+
+
+async def set_meta(tx: Transaction) -> None:
+    await tx.set_meta("k", "v")
+
+
+def sqlite_store(engine: Engine) -> SqliteStore:
+    assert isinstance(engine.store, SqliteStore)
+    return engine.store
+
+
+def statements(engine: Engine) -> list[str]:
+    """Every statement the writer runs from now on."""
+    conn = sqlite_store(engine)._w
+    assert conn is not None
+    seen: list[str] = []
+    conn.set_trace_callback(seen.append)
+    return seen
+
+
+async def test_a_write_reads_its_run_from_the_last_write_not_from_sqlite(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    seen = statements(engine)
+    token = (await claim(engine, run_id, "one"))["token"]
+    ok(await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"), "submit")
+    assert not [s for s in seen if s.startswith("SELECT") and ("FROM runs" in s or "FROM run_steps" in s)]
+    view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    assert view["data"]["steps"]["one"]["output"] == {"note": "n"}
+
+
+async def test_a_request_rolled_back_leaves_the_run_as_the_database_holds_it(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+
+    async def changes_then_fails(tx: Transaction) -> None:
+        run = await tx.get_run(run_id)
+        assert run is not None
+        run.state = "cancelled"
+        run.data = {**run.data, "one": {"output": {"note": "never"}, "history": []}}
+        await tx.save_run(run, DerivedRows([], [], []))
+        raise ValueError("no")
+
+    with pytest.raises(ValueError, match="no"):
+        await engine.store.write(changes_then_fails)
+    view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    assert (view["run"]["state"], view["data"]["steps"]) == ("active", {})
+    token = (await claim(engine, run_id, "one"))["token"]  # the write sees the run as it is stored
+    done = ok(
+        await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"), "submit"
+    )
+    assert (done["run"]["state"], list(done["data"]["steps"])) == ("active", ["one"])
+
+
+async def test_a_batch_whose_commit_fails_leaves_no_trace_in_memory(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    writer = sqlite_store(engine)._writer
+    assert writer is not None
+    original = writer._commit
+
+    async def broken() -> None:
+        raise OSError("disk I/O error")
+
+    monkeypatch.setattr(writer, "_commit", broken)
+    failed = await call(engine, SCREENER, "claim", runId=run_id, stepId="one")
+    assert failed["ok"] is False and failed["error"]["code"] == "retry"
+    monkeypatch.setattr(writer, "_commit", original)
+    claimed = await claim(engine, run_id, "one")  # not `conflict`: the failed claim is nowhere
+    assert claimed["step"]["id"] == "one"
+
+
+async def test_another_connections_commit_empties_the_memory(engine: Engine, tmp_path: Path) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    other = sqlite3.connect(tmp_path / "data" / "engine.db", isolation_level=None)
+    try:
+        other.execute("PRAGMA busy_timeout=5000")
+        other.execute("UPDATE runs SET doc = json_set(doc, '$.inputs.ticket', 'T-2') WHERE id = ?", (run_id,))
+    finally:
+        other.close()
+    claimed = await claim(engine, run_id, "one")
+    assert claimed["data"]["inputs"] == {"ticket": "T-2"}
+
+
+async def test_a_quick_commit_runs_on_the_loop_and_a_slow_one_on_the_writers_thread(
+    store: SqliteStore,
+) -> None:
+    writer, conn = store._writer, store._w
+    assert writer is not None and conn is not None
+    threads: list[str] = []
+    conn.set_trace_callback(
+        lambda sql: threads.append(threading.current_thread().name) if sql == "COMMIT" else None
+    )
+    writer._commit_ms = 0.0
+    await store.write(set_meta)
+    writer._commit_ms = 10 * sqlite_writer.INLINE_COMMIT_MS  # as after slow commits
+    await store.write(set_meta)
+    assert threads[0] == threading.current_thread().name
+    assert threads[1].startswith("sqlite-writer")
+
+
+async def test_checkpoints_run_beside_the_writes_every_so_many_requests(
+    store: SqliteStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(sqlite_writer, "CHECKPOINT_EVERY", 4)
+    writer, conn, checkpointer = store._writer, store._w, store._checkpointer
+    assert writer is not None and conn is not None and checkpointer is not None
+    checkpoints: list[str] = []
+    checkpointer.set_trace_callback(checkpoints.append)
+    writes: list[str] = []
+    conn.set_trace_callback(writes.append)
+    for round in (1, 2):
+        for _ in range(4):
+            await store.write(set_meta)
+        assert writer._checkpoint is not None
+        await writer._checkpoint
+        assert checkpoints == ["PRAGMA wal_checkpoint(PASSIVE)"] * round
+    assert not [s for s in writes if "checkpoint" in s]  # never inside a COMMIT: SQLite's own is off
+    assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
