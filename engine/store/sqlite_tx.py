@@ -40,6 +40,8 @@ class SqliteTransaction:
         entry = self._cache.get(run_id) or self._read(run_id)
         if entry is None:
             return None
+        if (spare := self._cache.spare(run_id)) is not None:
+            return spare
         run = Run.from_json(entry.doc)
         run.data = dict(entry.data)
         return run
@@ -98,7 +100,9 @@ class SqliteTransaction:
             [(seq, k, v) for k, v in input_keys],
         )
         chars, last = self._save_data(run, {}, {}, 0)
-        self._cache.put(run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last))
+        self._cache.put(
+            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+        )
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
@@ -116,7 +120,7 @@ class SqliteTransaction:
             args.append(run.outcome)
         self._c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE seq = ?", (*args, loaded.seq))
         chars, last = self._save_data(run, loaded.data, loaded.chars, loaded.last_pos)
-        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last)
+        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
         self._cache.put(run.id, entry)
         self._derive(run, derived, loaded.seq, before)
 
