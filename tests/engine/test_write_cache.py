@@ -153,7 +153,12 @@ async def test_a_write_takes_the_run_object_the_last_write_saved_and_a_callers_e
     run_id = started["run"]["id"]
     built: list[str] = []
     from_json = Run.from_json
-    monkeypatch.setattr(Run, "from_json", lambda text: built.append(text) or from_json(text))
+
+    def counted(text: str) -> Run:
+        built.append(text)
+        return from_json(text)
+
+    monkeypatch.setattr(Run, "from_json", counted)
     claimed = await claim(engine, run_id, "one")
     claimed_view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
     built.clear()  # the read above built its own from the read connection's row
