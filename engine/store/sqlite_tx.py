@@ -2,7 +2,8 @@
 
 The methods are async to meet the `Transaction` protocol, but none of them leaves the event loop's
 thread: each statement is served from SQLite's page cache, and only the writer's COMMIT waits on the
-disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT.
+disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT, or for the first
+request of a transaction in the transaction itself.
 """
 
 from __future__ import annotations
