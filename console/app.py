@@ -222,8 +222,8 @@ class ApcApp(Scoped, App[None]):
 
     async def reload_all(self, *, full: bool = True) -> None:
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
-        else the first page of the work queue (for its notices), the rows on screen, and the runs list
-        when it is shown; a full reload (`r`, after an action) reads the runs list too."""
+        else the first page of the work queue, the rows on screen, one page where the queue grows (for
+        its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads the runs list too."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -248,7 +248,7 @@ class ApcApp(Scoped, App[None]):
         lists.filter_work(work.filters().process)
 
         async def read_work() -> tuple[bool, Failure | None]:
-            changed, error = await lists.visible(lists.work, work.table.window, head=True)
+            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
                 await self._date_work()
