@@ -16,7 +16,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widget import Widget
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widgets import Static, TabbedContent, TabPane
 
 from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
@@ -24,6 +24,7 @@ from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
 from console.scoped import Permissions
 from console.session import EndpointInfo, ExtraPane
+from console.widgets.footer import Footer
 
 
 def endpoint_text(info: EndpointInfo) -> Text:
