@@ -20,8 +20,12 @@ only the single-client loop runs, under cProfile counting the event loop thread'
 a write call's time goes is printed by part (SQLite, JSON, the engine's layers, the event loop), with
 the wall time the thread spent waiting (the fsync, the scheduler).
 
+With `--rounds N` only the single client runs, as N pairs in one process (a burst of runs, then as
+many bare commits), so a disk or CPU that other work keeps busy weighs on both halves of each pair: the
+median of the pairs' ratios, the event loop thread's CPU per write call, and SpiffWorkflow beside it.
+
     .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
-                                                [--profile]
+                                                [--profile] [--rounds N]
 """
 
 from __future__ import annotations
@@ -222,6 +226,36 @@ async def baseline_rate(root: Path, commits: int, row_bytes: int) -> float:
     finally:
         await conn.close()
     return commits / elapsed
+
+
+async def single_rounds(root: Path, rounds: int, runs: int) -> tuple[list[float], list[float]]:
+    """`rounds` pairs, each a burst of `runs` single-client runs then as many bare commits (rows the
+    size of the runs' documents), in one process: a busy disk or CPU weighs on both halves of a pair
+    alike. Each pair's ratio of write calls/s to commits/s, and each burst's CPU per call (us)."""
+    engine = await open_engine(root, "engine-rounds")
+    call = caller(engine, 0)
+    conn = await connect(root / "rounds-baseline.db")
+    ratios: list[float] = []
+    cpu: list[float] = []
+    try:
+        await drive_runs(call, "warm", max(1, runs // 4))
+        store = engine.store
+        assert isinstance(store, SqliteStore)
+        row = "x" * int((await store._one("SELECT AVG(LENGTH(doc)) FROM runs"))[0])
+        await conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, doc TEXT NOT NULL)")
+        for n in range(rounds):
+            wall, used = time.perf_counter(), time.thread_time()
+            calls = len(await drive_runs(call, f"round{n}-", runs))
+            wall, used = time.perf_counter() - wall, time.thread_time() - used
+            started = time.perf_counter()
+            for _ in range(calls):
+                await conn.execute("INSERT INTO t (doc) VALUES (?)", (row,))
+            ratios.append(calls / wall / (calls / (time.perf_counter() - started)))
+            cpu.append(used / calls * 1e6)
+    finally:
+        await conn.close()
+        await engine.close()
+    return ratios, cpu
 
 
 async def per_tool_cost(root: Path, samples: int) -> dict[tuple[str, str], float]:
@@ -440,6 +474,13 @@ async def main() -> None:
     parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")
     parser.add_argument("--store", choices=("sqlite", "postgresql"), default="sqlite")
     parser.add_argument("--profile", action="store_true", help="only where a single-client call's time goes")
+    parser.add_argument(
+        "--rounds",
+        type=int,
+        default=0,
+        help="only the single client: this many interleaved pairs (runs/rounds runs, then as many bare "
+        "commits), median ratio and CPU per call, and SpiffWorkflow",
+    )
     from bench import pg_throughput  # here: it takes the runs' process from this module
 
     pg_throughput.add_options(parser)
@@ -451,6 +492,14 @@ async def main() -> None:
         root = Path(tmp)
         if options.profile:
             await profile_single(root, options.runs)
+            return
+        if options.rounds:
+            ratios, cpu = await single_rounds(root, options.rounds, max(1, options.runs // options.rounds))
+            print(f"single client, {options.rounds} interleaved pairs; load {os.getloadavg()[0]:.1f}")
+            ratio("single-client write calls / baseline commits, median of pairs", statistics.median(ratios))
+            print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(ratios))}", flush=True)
+            out("single client CPU per write call (event loop thread), median", statistics.median(cpu), "us")
+            spiff_versus(root, options.runs, (await engine_clients(root, 1, options.runs))[0])
             return
         single, _, single_batch, doc_bytes = await engine_clients(root, 1, options.runs)
         commits = await baseline_rate(root, options.runs * WRITES_PER_RUN, doc_bytes)
@@ -478,16 +527,21 @@ async def main() -> None:
             out(f"{agents} MCP agents against apc serve", calls, "calls/s")
             print(f"{agents} MCP agents p50: {p50:.2f} ms", flush=True)
             print(f"{agents} MCP agents p99: {p99:.2f} ms", flush=True)
-        measured = spiff_transitions_per_second(root / "spiff.db", options.runs)
-        if isinstance(measured, str):
-            print(f"SpiffWorkflow: not measured ({measured})")
-        else:
-            spiff, settings = measured
-            ours = single * TRANSITIONS_PER_RUN / WRITES_PER_RUN
-            print(f"SpiffWorkflow settings: {settings}")
-            out("SpiffWorkflow durable transitions", spiff, "transitions/s")
-            out("engine durable transitions (single client)", ours, "transitions/s")
-            ratio("engine / SpiffWorkflow durable transitions", ours / spiff)
+        spiff_versus(root, options.runs, single)
+
+
+def spiff_versus(root: Path, runs: int, single: float) -> None:
+    """SpiffWorkflow's durable transitions/s beside ours (`single`: our single-client write calls/s)."""
+    measured = spiff_transitions_per_second(root / "spiff.db", runs)
+    if isinstance(measured, str):
+        print(f"SpiffWorkflow: not measured ({measured})")
+        return
+    spiff, settings = measured
+    ours = single * TRANSITIONS_PER_RUN / WRITES_PER_RUN
+    print(f"SpiffWorkflow settings: {settings}")
+    out("SpiffWorkflow durable transitions", spiff, "transitions/s")
+    out("engine durable transitions (single client)", ours, "transitions/s")
+    ratio("engine / SpiffWorkflow durable transitions", ours / spiff)
 
 
 if __name__ == "__main__":

@@ -68,3 +68,14 @@ def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
     if record:
         _memo.put(value, size, digest)
     return size, digest
+
+
+def copied(value: Any) -> Any:
+    """A JSON value with its objects and arrays copied (strings and numbers are immutable: shared), so
+    whoever holds the copy can edit it without touching the original."""
+    kind = type(value)
+    if kind is dict:
+        return {key: copied(item) for key, item in value.items()}
+    if kind is list:
+        return [copied(item) for item in value]
+    return value

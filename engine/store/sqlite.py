@@ -3,15 +3,17 @@
 A transaction is one write request (`SqliteStore.write(fn)`): `fn` makes all of one tool call's
 changes (the run, its index rows, tokens, notifications, the idempotency record) through the
 `Transaction` it is handed, and they are kept all together or not at all. Requests are group-committed
-(`sqlite_writer`): each runs in its own SAVEPOINT of a shared transaction, after the requests queued
-before it and seeing their changes; a request that raises is rolled back alone. A caller is answered
+(`sqlite_writer`): each runs in its own SAVEPOINT of a shared transaction (the first in the
+transaction itself), after the requests queued before it and seeing their changes; a request that
+raises is rolled back alone. A caller is answered
 only after the COMMIT holding its request has returned, and FULL makes every COMMIT fsync the WAL,
 so an acknowledged write survives a crash or a power cut (DESIGN principle 3).
 
 Reads use their own connection (aiosqlite) and see only committed data: never a write in progress,
 always every acknowledged one. A run is one JSON document, its step data in rows of their own
-(`run_steps`) and index tables recomputed from it on every save; every query below is served by an
-index. A write finds the runs it reads in the writer's memory of them (`sqlite_cache`) when it can.
+(`run_steps`) and index tables recomputed from it on every save (the rows that changed written);
+every query below is served by an index. A write finds the runs it reads in the writer's memory of
+them (`sqlite_cache`) when it can, the run object the last write saved included.
 """
 
 from __future__ import annotations

@@ -5,6 +5,10 @@ data, parsed: step records are replaced whole when they change, never edited in 
 a new run object can share them. A run of 1 MB of data is then neither read, parsed nor rewritten by
 a write that changes one step of it.
 
+An entry also keeps the run object its write saved, handed once to a later request of the writer
+instead of building the run again from its document (the request that saved it, or one after it that
+failed with it in hand, leaves none: the next builds it anew).
+
 Entries are layered like the writer's transaction: what the running request wrote is kept or dropped
 with its savepoint, what the batch's requests wrote is kept only when its COMMIT returned, so the cache
 never shows a write the database does not hold. Any other connection's commit to the file (seen by
@@ -16,6 +20,8 @@ from __future__ import annotations
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
+
+from engine.store.state import Run
 
 MAX_CHARS = 16_000_000
 """Step data (as stored, in characters) the cache keeps at most."""
@@ -34,6 +40,8 @@ class CachedRun:
     """Each step record's stored length: what the cache counts against `MAX_CHARS`."""
     last_pos: int
     """The largest `run_steps.pos` of the run: a step new to its data goes after it."""
+    spare: list[Run] = field(default_factory=list, compare=False)
+    """The run object that was saved as this entry, until a later request takes it (`RunCache.spare`)."""
     size: int = field(init=False)
 
     def __post_init__(self) -> None:
@@ -57,6 +65,14 @@ class RunCache:
         if entry is not None:
             self._committed.move_to_end(run_id)
         return entry
+
+    def spare(self, run_id: str) -> Run | None:
+        """The run object an earlier request saved as `run_id`'s entry, handed out once; None within the
+        request that saved it (it still holds the object)."""
+        if run_id in self._request:
+            return None
+        entry = self._batch.get(run_id) or self._committed.get(run_id)
+        return entry.spare.pop() if entry is not None and entry.spare else None
 
     def put(self, run_id: str, entry: CachedRun) -> None:
         self._request[run_id] = entry

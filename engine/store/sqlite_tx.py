@@ -2,7 +2,8 @@
 
 The methods are async to meet the `Transaction` protocol, but none of them leaves the event loop's
 thread: each statement is served from SQLite's page cache, and only the writer's COMMIT waits on the
-disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT.
+disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT, or for the first
+request of a transaction in the transaction itself.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ class SqliteTransaction:
     def __init__(self, conn: sqlite3.Connection, cache: RunCache | None = None) -> None:
         self._c = conn
         self._cache = RunCache() if cache is None else cache
+        self._derived: dict[str, DerivedRows] = {}
+        """The index rows this request wrote for each run it saved: what a second save differs from."""
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -38,6 +41,8 @@ class SqliteTransaction:
         entry = self._cache.get(run_id) or self._read(run_id)
         if entry is None:
             return None
+        if (spare := self._cache.spare(run_id)) is not None:
+            return spare
         run = Run.from_json(entry.doc)
         run.data = dict(entry.data)
         return run
@@ -96,7 +101,9 @@ class SqliteTransaction:
             [(seq, k, v) for k, v in input_keys],
         )
         chars, last = self._save_data(run, {}, {}, 0)
-        self._cache.put(run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last))
+        self._cache.put(
+            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+        )
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
@@ -114,7 +121,7 @@ class SqliteTransaction:
             args.append(run.outcome)
         self._c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE seq = ?", (*args, loaded.seq))
         chars, last = self._save_data(run, loaded.data, loaded.chars, loaded.last_pos)
-        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last)
+        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
         self._cache.put(run.id, entry)
         self._derive(run, derived, loaded.seq, before)
 
@@ -141,53 +148,67 @@ class SqliteTransaction:
         return sizes, last + len(new)
 
     def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
-        """Rewrite the index rows of each table whose rows changed (all of them when `before` is unknown)."""
-        c = self._c
-        if before is None or before.agent_steps != derived.agent_steps:
-            if before is None or before.agent_steps:
-                c.execute("DELETE FROM ready_agent_steps WHERE run_id = ?", (run.id,))
-            self._agent_rows(run, derived, seq)
-        if before is None or before.work_items != derived.work_items:
-            if before is None or before.work_items:
-                c.execute("DELETE FROM work_items WHERE run_id = ?", (run.id,))
-            self._item_rows(run, derived, seq)
-        if before is None or before.overdue != derived.overdue:
-            if before is None or before.overdue:
-                c.execute("DELETE FROM overdue_steps WHERE run_id = ?", (run.id,))
-            if derived.overdue:
-                c.executemany(
-                    "INSERT INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
-                    [(run.id, sid) for sid in derived.overdue],
-                )
-        if before is None or before.timers != derived.timers:
-            if before is None or before.timers:
-                c.execute("DELETE FROM timers WHERE run_id = ?", (run.id,))
-            if derived.timers:
-                c.executemany(
-                    "INSERT OR IGNORE INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
-                    [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
-                )
-
-    def _agent_rows(self, run: Run, derived: DerivedRows, seq: int) -> None:
-        if not derived.agent_steps:
-            return
-        self._c.executemany(
-            "INSERT INTO ready_agent_steps (run_id, step_id, process, available_at, run_seq, step_index) "
-            "VALUES (?, ?, ?, ?, ?, ?)",
-            [(run.id, sid, run.process, at, seq, idx) for sid, at, idx in derived.agent_steps],
-        )
-
-    def _item_rows(self, run: Run, derived: DerivedRows, seq: int) -> None:
-        if not derived.work_items:
-            return
-        self._c.executemany(
-            "INSERT INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, created_at, run_seq, "
-            "item_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            [
-                (wid, run.id, sid, run.process, kind, who, at, seq, item_seq)
-                for wid, sid, kind, who, at, item_seq in derived.work_items
-            ],
-        )
+        """Write the index rows that changed: by difference with `before`, the rows the run's state
+        implied before this write (a claim moves one ready step's row, a submit replaces it by the
+        next step's); all of them, after deleting the run's, when `before` is unknown."""
+        c, rid = self._c, run.id
+        before = self._derived.get(rid, before)
+        self._derived[rid] = derived
+        if before is None:
+            for table in ("ready_agent_steps", "work_items", "overdue_steps", "timers"):
+                c.execute(f"DELETE FROM {table} WHERE run_id = ?", (rid,))
+            before = DerivedRows([], [], [])
+        # Rows keyed by step (or item) id: one whose key went is deleted, a new or changed one replaced.
+        old_steps = {row[0]: row for row in before.agent_steps}
+        new_steps = {row[0]: row for row in derived.agent_steps}
+        gone = [(rid, sid) for sid in old_steps if sid not in new_steps]
+        if gone:
+            c.executemany("DELETE FROM ready_agent_steps WHERE run_id = ? AND step_id = ?", gone)
+        changed = [row for sid, row in new_steps.items() if old_steps.get(sid) != row]
+        if changed:
+            c.executemany(
+                "INSERT OR REPLACE INTO ready_agent_steps "
+                "(run_id, step_id, process, available_at, run_seq, step_index) VALUES (?, ?, ?, ?, ?, ?)",
+                [(rid, sid, run.process, at, seq, idx) for sid, at, idx in changed],
+            )
+        old_items = {row[0]: row for row in before.work_items}
+        new_items = {row[0]: row for row in derived.work_items}
+        gone_items = [(wid,) for wid in old_items if wid not in new_items]
+        if gone_items:
+            c.executemany("DELETE FROM work_items WHERE id = ?", gone_items)
+        changed_items = [row for wid, row in new_items.items() if old_items.get(wid) != row]
+        if changed_items:
+            c.executemany(
+                "INSERT OR REPLACE INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, "
+                "created_at, run_seq, item_seq) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                [
+                    (wid, rid, sid, run.process, kind, who, at, seq, n)
+                    for wid, sid, kind, who, at, n in changed_items
+                ],
+            )
+        # Rows that are their own key: those that went are deleted, the new ones inserted.
+        old_overdue, new_overdue = set(before.overdue), set(derived.overdue)
+        if old_overdue - new_overdue:
+            c.executemany(
+                "DELETE FROM overdue_steps WHERE run_id = ? AND step_id = ?",
+                [(rid, sid) for sid in old_overdue - new_overdue],
+            )
+        if new_overdue - old_overdue:
+            c.executemany(
+                "INSERT OR IGNORE INTO overdue_steps (run_id, step_id) VALUES (?, ?)",
+                [(rid, sid) for sid in new_overdue - old_overdue],
+            )
+        old_timers, new_timers = set(before.timers), set(derived.timers)
+        if old_timers - new_timers:
+            c.executemany(
+                "DELETE FROM timers WHERE run_id = ? AND at = ? AND kind = ? AND step_id = ?",
+                [(rid, *timer) for timer in old_timers - new_timers],
+            )
+        if new_timers - old_timers:
+            c.executemany(
+                "INSERT OR IGNORE INTO timers (run_id, at, kind, step_id) VALUES (?, ?, ?, ?)",
+                [(rid, *timer) for timer in new_timers - old_timers],
+            )
 
     async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
         self._c.execute(

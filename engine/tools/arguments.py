@@ -14,6 +14,8 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
+from engine.store.records import compact
+
 T = TypeVar("T")
 
 
@@ -194,6 +196,12 @@ def unreadable(value: Any, path: str = "") -> list[str]:
     a float would round (`engine.http.numbers`); an embedded caller hands values over directly, so this
     check is the engine's own. The offending text itself is never echoed in an issue.
     """
+    if not path:  # the whole value at once: JSON text refuses both (found item by item only if it does)
+        try:
+            compact(value).encode()
+            return []
+        except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+            pass
     if isinstance(value, float):
         return [] if math.isfinite(value) else [f"{path}: not a finite number"]
     if isinstance(value, str):

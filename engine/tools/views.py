@@ -9,6 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from engine.document.model import Process, Step
+from engine.store.records import copied
 from engine.store.state import UNFINISHED, Run, StepRun, WorkItem, snapshot_of, wire_of_stamp
 
 NEW_REQUEST_ID = "<new UUID>"
@@ -37,7 +38,12 @@ class Views:
         self._sign = sign
 
     def data(self, run: Run) -> dict[str, Any]:
-        return {"inputs": run.inputs, "steps": {sid: self._record(rec) for sid, rec in run.data.items()}}
+        # The inputs copied: the writer keeps the run object for its next write (`sqlite_cache`), whose
+        # document would carry a caller's edit of them.
+        return {
+            "inputs": copied(run.inputs),
+            "steps": {sid: self._record(rec) for sid, rec in run.data.items()},
+        }
 
     def _record(self, record: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}

@@ -26,7 +26,9 @@ from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
 from console.format import age, due, span
 from console.modals.decide import Confirm, DecideDialog
+from console.modals.decide_context import input_table
 from console.modals.event import parse_event
+from console.palette import Palette
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
 from console.render import reflowed
@@ -341,3 +343,25 @@ def test_instructions_lose_their_source_line_breaks_but_keep_paragraphs_and_list
     assert reflowed(source) == (
         "Approve when the spend has budget, the vendor is active.\n\n- one item\n  indented\n- two\n# Notes\nText"
     )
+
+
+def test_inputs_show_objects_as_pairs_and_lists_of_objects_one_row_each() -> None:
+    inputs: dict[str, object] = {
+        "vendor": "Globex",
+        "amount": 12.5,
+        "address": {"city": "Lyon", "zip": "69001"},
+        "lineItems": [{"description": "Desk", "quantity": 2}, {"description": "Lamp", "quantity": 1}],
+        "tags": ["a", "b"],
+        "empty": [],
+    }
+    assert input_table(inputs, Palette()) == [
+        ("  vendor     Globex", ""),
+        ("  amount     12.5", ""),
+        ("  address    city: Lyon · zip: 69001", ""),
+        ("  lineItems  2 items", ""),
+        ("             1. description: Desk · quantity: 2", ""),
+        ("             2. description: Lamp · quantity: 1", ""),
+        ('  tags       ["a", "b"]', ""),
+        ("  empty      []", ""),
+    ]
+    assert input_table({}, Palette()) == [("  (no inputs)", Palette().muted)]

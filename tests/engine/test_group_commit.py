@@ -35,16 +35,19 @@ def sqlite_store(engine: Engine) -> SqliteStore:
 class Held:
     """A write request that holds the writer until released: whatever is queued meanwhile joins its batch."""
 
-    def __init__(self, store: SqliteStore) -> None:
+    def __init__(self, store: SqliteStore, *, fail: bool = False) -> None:
         self.store = store
         self.started = asyncio.Event()
         self.release = asyncio.Event()
+        self.fail = fail
         self.task = asyncio.ensure_future(store.write(self._hold))
 
     async def _hold(self, tx: Transaction) -> None:
         await tx.set_meta("held", "yes")
         self.started.set()
         await self.release.wait()
+        if self.fail:
+            raise ValueError("held failed")
 
     async def queue(self, *writes: Awaitable[Any]) -> list[asyncio.Future[Any]]:
         await self.started.wait()
@@ -101,6 +104,35 @@ async def test_a_failing_request_rolls_back_only_its_own_savepoint(store: Sqlite
     await held.task
     assert store.writer_stats.commits == 1
     assert [await store.get_meta(k) for k in ("held", "a", "b", "c")] == ["yes", "1", None, "3"]
+
+
+async def test_a_failing_first_request_leaves_the_ones_after_it_their_writes(store: SqliteStore) -> None:
+    # The first request of a transaction runs without a savepoint: it fails by rolling back the whole
+    # transaction, and the requests queued behind it begin another.
+    held = Held(store, fail=True)
+    tasks = await held.queue(
+        store.write(set_meta("a", "1")),
+        store.write(set_meta("b", "2", fail=True)),
+        store.write(set_meta("c", "3")),
+    )
+    held.release.set()
+    with pytest.raises(ValueError, match="held failed"):
+        await held.task
+    assert await tasks[0] == "1"
+    with pytest.raises(ValueError, match="b failed"):
+        await tasks[1]
+    assert await tasks[2] == "3"
+    assert [await store.get_meta(k) for k in ("held", "a", "b", "c")] == [None, "1", None, "3"]
+    assert await store.write(set_meta("d", "4")) == "4"
+
+
+async def test_a_lone_failing_request_keeps_nothing_and_the_next_write_goes_through(
+    store: SqliteStore,
+) -> None:
+    with pytest.raises(ValueError, match="a failed"):
+        await store.write(set_meta("a", "1", fail=True))
+    assert await store.write(set_meta("b", "2")) == "2"
+    assert [await store.get_meta("a"), await store.get_meta("b")] == [None, "2"]
 
 
 async def test_each_request_sees_what_the_ones_before_it_in_the_batch_left(store: SqliteStore) -> None:

@@ -15,6 +15,7 @@ from engine.core import Engine
 from engine.store import sqlite_writer
 from engine.store.base import DerivedRows, Transaction
 from engine.store.sqlite import SqliteStore
+from engine.store.state import Run
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start
 
 
@@ -142,3 +143,32 @@ async def test_checkpoints_run_beside_the_writes_every_so_many_requests(
         assert checkpoints == ["PRAGMA wal_checkpoint(PASSIVE)"] * round
     assert not [s for s in writes if "checkpoint" in s]  # never inside a COMMIT: SQLite's own is off
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+
+
+async def test_a_write_takes_the_run_object_the_last_write_saved_and_a_callers_edit_stays_out(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    started = await start(engine, "three-agents", {"ticket": "T-1"})
+    run_id = started["run"]["id"]
+    built: list[str] = []
+    from_json = Run.from_json
+
+    def counted(text: str) -> Run:
+        built.append(text)
+        return from_json(text)
+
+    monkeypatch.setattr(Run, "from_json", counted)
+    claimed = await claim(engine, run_id, "one")
+    claimed_view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    built.clear()  # the read above built its own from the read connection's row
+    started["data"]["inputs"]["ticket"] = "edited by the caller"
+    claimed_view["data"]["inputs"]["ticket"] = "edited by the caller"
+    done = ok(
+        await call(engine, SCREENER, "submit", token=claimed["token"], output={"note": "n"}, summary="s"),
+        "submit",
+    )
+    assert built == []  # neither the claim nor the submit parsed the run's document
+    assert done["data"]["inputs"] == {"ticket": "T-1"}
+    view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    assert view["data"]["inputs"] == {"ticket": "T-1"}
