@@ -21,7 +21,7 @@ from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
-from textual.widgets import Input, Static, TextArea
+from textual.widgets import Input, Static, TabbedContent, TextArea
 
 from console import messages
 from console.actions import bindings
@@ -151,7 +151,12 @@ class ApcApp(Scoped, App[None]):
             self._arm()
         if self.live and self.session.watch is not None:
             self.run_worker(self.session.watch(self._tick), group="watch")
-        self.call_after_refresh(self.ready.set)
+        self.call_after_refresh(self._up)
+
+    def _up(self) -> None:
+        """The first screen is written."""
+        self.ready.set()
+        self.run_worker(self.main.build_extra_panes(), group="build")
 
     async def on_unmount(self) -> None:
         gc.unfreeze()
@@ -222,8 +227,10 @@ class ApcApp(Scoped, App[None]):
 
     async def reload_all(self, *, full: bool = True) -> None:
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
-        else the first page of the work queue (for its notices), the rows on screen, and the runs list
-        when it is shown; a full reload (`r`, after an action) reads the runs list too."""
+        else the first page of the work queue, the rows on screen, one page where the queue grows (for
+        its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
+        the runs list too. The processes are read once (the runs search knows their names), and again
+        with their documents while their tab is shown."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -232,23 +239,21 @@ class ApcApp(Scoped, App[None]):
             self.last_refresh = now
             self.update_status()
             return
-        if (
-            main.active_tab == "processes"
-            or (full and not main.processes.processes)
-            or not self._processes_read
-        ):
+        shown = main.active_tab == "processes" and main.built("processes")
+        if shown or not self._processes_read:
             processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
             self._processes_read = error is None
             if error is None:
+                main.runs.process_names = {p["name"] for p in processes}
+            if error is None and shown:  # the documents (their maps) only for the tab that shows them
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
                 main.processes.show(processes, found, self.palette)
-                main.runs.process_names = {p["name"] for p in processes}
         work = main.work
         lists.filter_work(work.filters().process)
 
         async def read_work() -> tuple[bool, Failure | None]:
-            changed, error = await lists.visible(lists.work, work.table.window, head=True)
+            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
                 await self._date_work()
@@ -396,7 +401,7 @@ class ApcApp(Scoped, App[None]):
             for widget in screen.query("#notice"):
                 if isinstance(widget, Static):
                     widget.update(line, layout=False)  # one line: no layout of the screen
-        if self.is_screen_installed("main"):
+        if self.is_screen_installed("main") and self.main.built("activity"):
             self.main.activity.show(self.notices.entries, self.palette)
 
     def report_error(self, source: str, answer: Failure) -> None:
@@ -452,6 +457,14 @@ class ApcApp(Scoped, App[None]):
     def _start_run(self, message: messages.StartRunRequested) -> None:
         self.flows.start_run(message.process)
 
+    @on(TabbedContent.TabActivated, "#tabs")
+    def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
+        """A tab shown (built, the first time, by the screen): fill it from what there is, read its list."""
+        if event.pane.id == "activity":
+            self.show_notices()
+        elif event.pane.id == "processes":
+            self.call_after_refresh(self.reload_soon)  # once laid out: the rows on screen are known
+
     @on(messages.RefreshRequested)
     def _refresh(self) -> None:
         self.reload_soon()
@@ -498,8 +511,6 @@ class ApcApp(Scoped, App[None]):
     def action_show_tab(self, tab: str) -> None:
         if isinstance(self.screen, MainScreen):
             self.main.show_tab(tab)
-            if tab == "processes":
-                self.reload_soon()
 
     def action_help(self) -> None:
         self.push_screen(HelpDialog(self.screen))

@@ -1,8 +1,9 @@
 """The main screen's one refresh loop: it reads only what is on screen, and less often while nothing changes.
 
-Each tick reads the first page of the work queue (new work is announced from it) and the pages of the
-rows on screen, the runs list likewise when it is shown, and nothing else; an open run reads its run
-only. The interval doubles while reads bring nothing new or the server answers `retry`, up to
+Each tick reads the first page of the work queue, the pages of the rows on screen, and one page where
+the queue grows (it is oldest first: new work is announced from its last page, whose end a long queue
+finds a page a tick), the runs list likewise when it is shown, and nothing else; an open run reads its
+run only. The interval doubles while reads bring nothing new or the server answers `retry`, up to
 `MAX_FACTOR` times the configured one, and drops back at the first change or key the operator presses.
 Paging on demand (rows scrolled to, `G` to the end) goes through the same lists.
 """
@@ -109,9 +110,11 @@ class Lists:
         self.updated.clear()
 
     async def visible(
-        self, pages: PagedList[Any], window: Window, *, head: bool
+        self, pages: PagedList[Any], window: Window, *, head: bool, tail: bool = False
     ) -> tuple[bool, Failure | None]:
-        """Read the first page (when `head`), the pages on screen and one ahead: (anything changed, error)."""
+        """Read the first page (when `head`), the pages on screen, and (when `tail`) one read where the
+        list grows: (anything changed, error). The queue is oldest first, so new work comes at its end,
+        which the first page does not show once the queue is longer than a page."""
         wanted: list[int] = [0] if head or not pages.started else []
         if pages.keys and window.last >= window.first:
             wanted += range(pages.page_of(window.first), pages.page_of(window.last) + 1)
@@ -119,6 +122,8 @@ class Lists:
             failure = await pages.read(page)
             if failure is not None:
                 return self._changed(pages), failure
+        if tail and (pages.more or pages.pages - 1 not in wanted):
+            return self._changed(pages), await pages.read_tail()
         return self._changed(pages), None
 
     async def wanted(self, pages: PagedList[Any], window: Window) -> Failure | None:

@@ -93,6 +93,9 @@ class PagedList(Generic[T]):
         self._unfinished = False
         """The last page holds rows pushed out of the one before and must be read again before going on."""
         self.started = False
+        self.end_seen = False
+        """The server's last page has been read: rows on a page read for the first time after that came
+        since (the list grew past the end it had), so they are new, not rows first seen."""
         self.changes: list[Change[T]] = []
 
     @classmethod
@@ -163,6 +166,16 @@ class PagedList(Generic[T]):
         self.apply(page, cursor, answer["data"]["items"], answer["data"]["nextCursor"])
         return None
 
+    async def read_tail(self) -> Failure | None:
+        """One read where a list in the server's oldest-first order grows: the last page again when its
+        end has been seen, and the page after it when that read found the list grew past it; else the
+        next page toward the end (one read a call, so a long list's end is found a page at a time)."""
+        if self.end_seen and not self.more:
+            failure = await self.read(len(self._starts) - 1)
+            if failure is not None or not self.more:
+                return failure
+        return await self.read_next()
+
     def replace(self, items: list[T]) -> None:
         """Take a list read whole, as if it were one page with nothing after it."""
         self.apply(0, None, items, None)
@@ -182,7 +195,9 @@ class PagedList(Generic[T]):
             old = self.keys[self._starts[page] : self._end(page)]
         following = self.keys[self._end(page) : self._end(page + 1)] if page + 1 < len(self._starts) else []
         known = set(old) | set(following)
-        if not first_read:  # a page read for the first time brings rows first seen, not changes
+        if first_read and self.end_seen:  # past the end already read: rows that came since
+            known = set(self.keys)
+        if not first_read or self.end_seen:  # else rows first seen (the first read, `G`), not changes
             self.changes.extend(
                 (self._rows.get(key), item, key not in known) for key, item in zip(fresh, items, strict=True)
             )
@@ -198,6 +213,7 @@ class PagedList(Generic[T]):
         self._resident.move_to_end(page)
         last = page == len(self._starts) - 1
         if next_cursor is None:
+            self.end_seen = True
             self._truncate(page)
             self._next, self._unfinished = None, False
         elif last:

@@ -17,6 +17,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding, BindingType
 from textual.containers import Vertical
+from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from console import messages
@@ -111,9 +112,13 @@ class DemoPane(Vertical):
         status = await self.presenter.status()
         if status is None or status == self._shown:
             return
+        try:
+            line = self.query_one("#demo-status", Static)
+        except NoMatches:  # a read that ends after the console began to close (its parts go first)
+            return
         self._shown = status
         shown = self.is_on_screen  # off screen, no layout of the screen: showing the tab lays it out
-        self.query_one("#demo-status", Static).update(status_text(status), layout=shown)
+        line.update(status_text(status), layout=shown)
         self.table.sync([(str(row["name"]), agent_cells(row)) for row in status["agents"]])
         story = status["story"]
         self.query_one("#demo-story", Static).update(story_text(story), layout=shown)

@@ -1,4 +1,9 @@
-"""The main screen: a status line, the tabs (work, runs, processes, endpoint, extra panes), the footer."""
+"""The main screen: a status line, the tabs (work, runs, processes, endpoint, extra panes), the footer.
+
+Only the work queue and the runs list (whose reads tell of runs that end) are built with the screen:
+the first screen is up sooner without the panes no one sees yet; each other tab is built the first
+time it is shown, and the tabs other parts of the product add once the first screen is up.
+"""
 
 from __future__ import annotations
 
@@ -10,7 +15,8 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
-from textual.widgets import Footer, Static, TabbedContent, TabPane
+from textual.widget import Widget
+from textual.widgets import Static, TabbedContent, TabPane
 
 from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
@@ -18,6 +24,7 @@ from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
 from console.scoped import Permissions
 from console.session import EndpointInfo, ExtraPane
+from console.widgets.footer import Footer
 
 
 def endpoint_text(info: EndpointInfo) -> Text:
@@ -61,26 +68,38 @@ class MainScreen(Screen[None]):
         self.clock = clock
         self.endpoint = endpoint
         self.extra_panes = list(extra_panes)
+        self._built = {"work", "runs"}
+        self._building = {"work", "runs"}
 
     def compose(self) -> ComposeResult:
+        """The work queue and the runs list; every other tab's content is built when first shown."""
         yield Static("", id="status")
         with TabbedContent(id="tabs", initial="work"):
             with TabPane("Work", id="work"):
                 yield WorkPane(self.permissions, self.clock, id="work-pane")
-            with TabPane("Runs", id="runs"):
+            with TabPane("Runs", id="runs"):  # read with the first screen: it tells of runs that end
                 yield RunsPane(self.permissions, id="runs-pane")
-            with TabPane("Processes", id="processes"):
-                yield ProcessesPane(self.permissions, id="processes-pane")
+            yield TabPane("Processes", id="processes")
             if self.endpoint is not None:
-                with TabPane("Endpoint", id="endpoint"), VerticalScroll(can_focus=True):
-                    yield Static(endpoint_text(self.endpoint), id="endpoint-text")
+                yield TabPane("Endpoint", id="endpoint")
             for pane in self.extra_panes:
-                with TabPane(pane.title, id=pane.id):
-                    yield pane.build()
-            with TabPane("Activity", id="activity"):
-                yield ActivityPane(id="activity-pane")
+                yield TabPane(pane.title, id=pane.id)
+            yield TabPane("Activity", id="activity")
         yield Static("", id="notice", classes="notice-line")
         yield Footer()
+
+    def _content(self, tab: str) -> Widget:
+        if tab == "processes":
+            return ProcessesPane(self.permissions, id="processes-pane")
+        if tab == "activity":
+            return ActivityPane(id="activity-pane")
+        if tab == "endpoint" and self.endpoint is not None:
+            return VerticalScroll(Static(endpoint_text(self.endpoint), id="endpoint-text"), can_focus=True)
+        return next(pane.build() for pane in self.extra_panes if pane.id == tab)
+
+    def built(self, tab: str) -> bool:
+        """Whether the tab's content is there (it is built when the tab is first shown)."""
+        return tab in self._built
 
     def on_mount(self) -> None:
         self.query_one("#work-table").focus()
@@ -109,8 +128,26 @@ class MainScreen(Screen[None]):
         self.query_one("#tabs", TabbedContent).active = tab
 
     @on(TabbedContent.TabActivated, "#tabs")
-    def _focus_tab(self, event: TabbedContent.TabActivated) -> None:
+    async def _shown(self, event: TabbedContent.TabActivated) -> None:
+        """A tab shown for the first time is built (the app, which the event reaches next, fills it)."""
+        if str(event.pane.id) not in self._building:
+            self.set_focus(None)  # focus left in the tab now hidden would pull it back while this builds
+            await self.build(str(event.pane.id))
         focus_into(event)
+
+    async def build(self, tab: str) -> None:
+        """Build the tab's content, once."""
+        if tab in self._building:
+            return
+        self._building.add(tab)
+        await self.query_one(f"#{tab}", TabPane).mount(self._content(tab))
+        self._built.add(tab)
+
+    async def build_extra_panes(self) -> None:
+        """The tabs other parts of the product add, once the first screen is up: they may tell the
+        operator things while hidden (the demo's story cues its acts from its tab)."""
+        for pane in self.extra_panes:
+            await self.build(pane.id)
 
     def set_status(self, text: Text) -> None:
         self.query_one("#status", Static).update(text, layout=False)  # one line: no layout

@@ -16,7 +16,7 @@ from textual import on
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
-from textual.widgets import DataTable, Footer, Markdown, Static, TabbedContent, TabPane
+from textual.widgets import DataTable, Markdown, Static, TabbedContent, TabPane
 
 from console.actions import bindings
 from console.answer import CURRENT
@@ -31,6 +31,7 @@ from console.render import BarOf, Line, step_data_lines, to_text, work_item_line
 from console.scoped import Permissions, Scoped
 from console.screens.main import focus_into
 from console.timeline import claims, from_log, from_view, timeline_lines
+from console.widgets.footer import Footer
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
 from console.widgets.scroll_pane import ScrollPane

@@ -150,6 +150,37 @@ async def test_each_read_says_what_it_brought() -> None:
     assert changes[1][0] == {"n": 0}, "a row read again comes with the row as it was"
 
 
+async def test_the_tail_finds_the_end_a_page_a_read_then_brings_rows_that_come_after_it() -> None:
+    server = Server(list(range(25)))
+    pages = paged(server)
+    await pages.read_next()
+    await pages.read_tail()
+    assert pages.pages == 2 and pages.more and not pages.end_seen
+    await pages.read_tail()
+    assert pages.keys == keys(server.rows) and pages.end_seen
+    assert pages.take_changes() == [], "rows read on the way to the end are not new"
+    server.rows += [25, 26]
+    await pages.read_tail()
+    assert server.calls == 4, "the last page, read again"
+    changes = pages.take_changes()
+    assert [(after["n"], new) for _, after, new in changes] == [(n, n > 24) for n in range(20, 27)]
+    assert pages.keys == keys(server.rows) and not pages.more
+
+
+async def test_rows_that_come_past_a_full_last_page_are_new_on_the_page_after_it() -> None:
+    server = Server(list(range(20)))
+    pages = paged(server)
+    await pages.read_next()
+    await pages.read_tail()
+    assert pages.end_seen and pages.take_changes() == []
+    server.rows += [20, 21]
+    await pages.read_tail()
+    assert server.calls == 4, "the last page again, which now has a next one, and that one"
+    changes = pages.take_changes()
+    assert [(after["n"], new) for _, after, new in changes if new] == [(20, True), (21, True)]
+    assert pages.keys == keys(server.rows) and pages.pages == 3 and not pages.more
+
+
 def test_the_interval_doubles_while_nothing_changes_and_drops_back_on_a_change() -> None:
     backoff = Backoff(2.0)
     seconds = []

@@ -204,7 +204,9 @@ async def test_a_queue_seeded_in_bulk_opens_on_its_first_page(
         assert shown(app, "#work-status").split(" · ")[0].endswith("–250 of 250")
 
 
-async def test_a_tick_reads_the_first_page_only_and_a_paused_console_reads_nothing() -> None:
+async def test_a_tick_reads_the_first_page_and_one_toward_the_end_and_a_paused_console_reads_nothing() -> (
+    None
+):
     server = PageServer(10_000, 500)
     app = app_for(server)
     async with app.run_test(size=SIZE) as pilot:
@@ -212,12 +214,42 @@ async def test_a_tick_reads_the_first_page_only_and_a_paused_console_reads_nothi
         await settle(pilot)
         server.calls.clear()
         await app.reload_all(full=False)
-        assert server.calls == ["get_work"], "the work tab: its first page, which holds the rows on screen"
+        assert server.calls == ["get_work"] * 2, "the first page (the rows on screen), and the next page"
+        assert app.lists.work.pages == 2 and app.toasts == []
         await press(pilot, "p")
         server.calls.clear()
         app._tick()
         await settle(pilot)
         assert server.calls == []
+
+
+async def test_new_work_at_the_end_of_a_queue_longer_than_a_page_is_announced() -> None:
+    server = PageServer(300, 10)
+    app = app_for(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await app.ready.wait()
+        await settle(pilot)
+        for _ in range(2):  # the end of the queue, found a page a tick
+            await app.reload_all(full=False)
+        assert app.lists.work.end_seen and app.toasts == []
+        assert shown(app, "#work-status").split(" · ")[0].endswith(" of 300")
+        server.work.append(300)
+        server.calls.clear()
+        await app.reload_all(full=False)
+        await settle(pilot)
+        assert server.calls.count("get_work") == 3, "page 0, the last page again, the page after it"
+        assert app.toasts == ["New work: approve review · process-0 · r_000300"]
+        server.work += [301, 302]
+        await app.reload_all(full=False)
+        await settle(pilot)
+        assert app.toasts[1:] == ["2 new work items"]
+        assert shown(app, "#notice") == "3 new work items"
+        assert shown(app, "#work-status").split(" · ")[0].endswith(" of 303")
+        assert app.main.work.table.keys[-3:] == [
+            "r_000300/w_000300",
+            "r_000301/w_000301",
+            "r_000302/w_000302",
+        ]
 
 
 async def test_the_rows_on_screen_are_dated_once_each() -> None:
