@@ -241,7 +241,10 @@ class Flows:
         app = self.app
         if len(run_ids) == 1:
             for run_id, answer in results:
-                app.show_answer(f"Cancel {run_id}", answer, run_state_line)
+                if answer["ok"]:
+                    app.toast(run_state_line(answer["data"]))  # `r_8f2… cancelled`, said once
+                else:
+                    app.show_answer(f"Cancel {run_id}", answer, run_state_line)
             return
         for run_id, answer in results:
             if answer["ok"]:

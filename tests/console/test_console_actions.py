@@ -31,7 +31,7 @@ async def test_cancel_asks_for_the_reason_naming_the_run(
         assert shown(app, "#problem") == "reason: required"
         type_into(app, "#reason", "Duplicate request.")
         await press(pilot, "ctrl+s")
-        assert app.toasts == [f"Cancel {run_id}: {run_id} cancelled"]
+        assert app.toasts == [f"{run_id} cancelled"]
         view = await run_view(client, run_id)
         assert view["run"]["ended"] == {
             "by": "ops@example.com",

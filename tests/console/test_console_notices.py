@@ -65,9 +65,9 @@ async def test_runs_that_end_over_several_refreshes_are_one_notice(
 
 def test_live_news_does_not_push_an_answer_off_the_status_line_for_a_few_seconds() -> None:
     log = NoticeLog()
-    log.add(T0, "Cancel r_1: r_1 cancelled", moment=100.0)
+    log.add(T0, "r_1 cancelled", moment=100.0)
     log.add(T0, "New work: task fill_form · intake · r_3", group="new work items", live=True, moment=102.0)
-    assert log.latest is not None and log.latest.line == "Cancel r_1: r_1 cancelled"
+    assert log.latest is not None and log.latest.line == "r_1 cancelled"
     assert [e.line for e in log.entries][-1] == "New work: task fill_form · intake · r_3"
     log.add(T0, "Run r_2 ended (screening)", group="runs ended", live=True, moment=109.0)
     assert log.latest is not None and log.latest.line == "Run r_2 ended (screening)"
