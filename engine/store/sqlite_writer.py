@@ -4,8 +4,9 @@ A write request is an async function of a transaction. The writer runs the pendi
 another on the event loop, each inside its own SAVEPOINT of one open transaction, so each sees what the
 ones before it left; a request that raises has only its savepoint rolled back, and its exception goes
 to its caller. The first request of a transaction needs no savepoint (two statements fewer for a lone
-write): if it raises, the transaction is rolled back whole, and the requests after it begin another. Then one COMMIT (one fsync under `synchronous=FULL`) makes the whole batch durable, and
-only then is every caller answered. A request that arrives while the writer is idle starts at once: no
+write): if it raises, the transaction is rolled back whole, and the requests after it begin another.
+Then one COMMIT (one fsync under `synchronous=FULL`) makes the whole batch durable, and only then is
+every caller answered. A request that arrives while the writer is idle starts at once: no
 request waits for company, only for the batch in front of it.
 
 The statements run directly on the connection (no thread hop each: SQLite serves them from its page
