@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections import OrderedDict
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Iterator, Mapping
 from typing import Generic, TypedDict, TypeVar
 
 from console.client.base import Client
@@ -286,3 +286,22 @@ def _tail_after(old: list[str], fresh: list[str], fresh_set: set[str]) -> list[s
     except ValueError:
         return []
     return [key for key in old[last + 1 :] if key not in fresh_set]
+
+
+class KeptRows(Mapping[str, T]):
+    """The rows of a paged list that are kept, by key (rows of pages let go are not in it)."""
+
+    def __init__(self, pages: PagedList[T]) -> None:
+        self.pages = pages
+
+    def __getitem__(self, key: str) -> T:
+        row = self.pages.row(key)
+        if row is None:
+            raise KeyError(key)
+        return row
+
+    def __iter__(self) -> Iterator[str]:
+        return (key for key in self.pages.keys if self.pages.row(key) is not None)
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)

@@ -14,7 +14,6 @@ paging: a marked run whose page is let go is still marked. The confirmation name
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
 from typing import TypedDict
 
 from rich.text import Text
@@ -24,7 +23,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
 from console.actions import bindings
-from console.client.paging import Change, PagedList
+from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
 from console.format import SortText, plain, short_id, stamp, unique_prefix, value_text
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
@@ -52,25 +51,6 @@ OVER = ("ended", "cancelled")
 
 def run_key(run: RunSummary) -> str:
     return run["id"]
-
-
-class KeptRuns(Mapping[str, RunSummary]):
-    """The runs of a paged list that are kept, by id."""
-
-    def __init__(self, pages: PagedList[RunSummary]) -> None:
-        self.pages = pages
-
-    def __getitem__(self, key: str) -> RunSummary:
-        row = self.pages.row(key)
-        if row is None:
-            raise KeyError(key)
-        return row
-
-    def __iter__(self) -> Iterator[str]:
-        return (key for key in self.pages.keys if self.pages.row(key) is not None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 class RunsQuery(TypedDict, total=False):
@@ -110,7 +90,7 @@ class RunsPane(Scoped, Vertical):
         self.permissions = permissions
         self.palette = Palette()
         self.pages: PagedList[RunSummary] = PagedList.whole([], run_key)
-        self.runs = KeptRuns(self.pages)
+        self.runs = KeptRows(self.pages)
         self.marked: set[str] = set()
         self._marked_rows: dict[str, RunSummary] = {}
         """Marked runs as last read, so a bulk cancel can name runs whose page was let go."""
@@ -188,7 +168,7 @@ class RunsPane(Scoped, Vertical):
         if self.loaded:
             self._announce_ended(changes)
         self.pages = pages
-        self.runs = KeptRuns(pages)
+        self.runs = KeptRows(pages)
         if not self.loaded or any(
             is_new or before is None or before["outcome"] != run["outcome"] for before, run, is_new in changes
         ):

@@ -8,7 +8,7 @@ says so.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any
@@ -20,7 +20,7 @@ from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Select, Static
 
 from console.actions import bindings
-from console.client.paging import Change, PagedList
+from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import PersonWorkEntry
 from console.format import (
     Cell,
@@ -86,25 +86,6 @@ def checked_escalation(entry: PersonWorkEntry) -> bool:
     """Escalated by an unsure check (a held candidate waits), not by an agent or a person asking."""
     escalation = entry["workItem"]["escalation"]
     return escalation is not None and escalation.get("check") is not None
-
-
-class KeptRows(Mapping[str, PersonWorkEntry]):
-    """The rows of a paged list that are kept, by key (rows of pages let go are not in it)."""
-
-    def __init__(self, pages: PagedList[PersonWorkEntry]) -> None:
-        self.pages = pages
-
-    def __getitem__(self, key: str) -> PersonWorkEntry:
-        row = self.pages.row(key)
-        if row is None:
-            raise KeyError(key)
-        return row
-
-    def __iter__(self) -> Iterator[str]:
-        return (key for key in self.pages.keys if self.pages.row(key) is not None)
-
-    def __len__(self) -> int:
-        return sum(1 for _ in self)
 
 
 def wants_rows(pages: PagedList[Any], window: Window) -> bool:

@@ -78,6 +78,18 @@ class Window:
     last: int
 
 
+class TableMessage(Message):
+    """What a virtual table tells its owner; `control` is the table, for `@on(..., "#id")`."""
+
+    def __init__(self, table: VirtualTable) -> None:
+        super().__init__()
+        self.table = table
+
+    @property
+    def control(self) -> VirtualTable:
+        return self.table
+
+
 class VirtualTable(ScrollView, can_focus=True):
     SCOPE = "table"
     BINDINGS: ClassVar[list[BindingType]] = [
@@ -139,60 +151,32 @@ class VirtualTable(ScrollView, can_focus=True):
     }
     """
 
-    class RowHighlighted(Message):
+    class RowHighlighted(TableMessage):
         def __init__(self, table: VirtualTable, key: str | None) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.key = key
 
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class RowSelected(Message):
+    class RowSelected(TableMessage):
         def __init__(self, table: VirtualTable, key: str) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.key = key
 
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class HeaderSelected(Message):
+    class HeaderSelected(TableMessage):
         """A column header was clicked: the owner decides what sorting by it means."""
 
         def __init__(self, table: VirtualTable, column: str) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.column = column
 
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class WindowChanged(Message):
+    class WindowChanged(TableMessage):
         """Other rows are on screen now (scrolled, resized, or the list changed under them)."""
 
         def __init__(self, table: VirtualTable, window: Window) -> None:
-            super().__init__()
-            self.table = table
+            super().__init__(table)
             self.window = window
 
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
-
-    class BottomRequested(Message):
+    class BottomRequested(TableMessage):
         """`G` on the last loaded row: the owner may load on."""
-
-        def __init__(self, table: VirtualTable) -> None:
-            super().__init__()
-            self.table = table
-
-        @property
-        def control(self) -> VirtualTable:
-            return self.table
 
     def __init__(
         self,
