@@ -7,7 +7,6 @@ logic cannot tell them apart.
 
 from __future__ import annotations
 
-import json
 from contextlib import AsyncExitStack
 from typing import Any, Protocol
 
@@ -15,6 +14,7 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
+from console.client.connection import ConnectionFailed, envelope_of
 from engine.core import Engine
 from engine.identity import Identity
 
@@ -75,19 +75,10 @@ class McpAgentLink:
             result = await self._session.call_tool(tool, arguments)
         except Exception as exc:
             raise LinkError(f"{tool}: {exc}") from exc
-        envelope = result.structured_content
-        if isinstance(envelope, dict) and "ok" in envelope:
-            return envelope
-        for item in result.content:
-            text = getattr(item, "text", None)
-            if text is not None:
-                try:
-                    parsed = json.loads(text)
-                except ValueError:
-                    continue
-                if isinstance(parsed, dict) and "ok" in parsed:
-                    return parsed
-        raise LinkError(f"{tool}: the result carries no envelope")
+        try:
+            return envelope_of(tool, result)
+        except ConnectionFailed as exc:
+            raise LinkError(str(exc)) from None
 
     async def close(self) -> None:
         stack, self._stack, self._session = self._stack, None, None
