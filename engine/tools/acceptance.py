@@ -12,6 +12,7 @@ from typing import Any
 from engine.document.fields import check_values
 from engine.document.model import Step
 from engine.files import Files
+from engine.store.records import copied
 from engine.store.state import Run, data_bytes, run_data_bytes
 from engine.tools.arguments import EvidenceItem
 
@@ -30,7 +31,8 @@ async def accept(
     files: Files, run: Run, step: Step, sub: Submission, by: str, at: str, cap: int
 ) -> tuple[list[str], dict[str, Any]]:
     """(issues, the run-data record the completion would write)."""
-    output = sub.output if sub.output is not None else {}
+    # Copied: the record is kept (the writer's memory, `records`), the caller's value stays the caller's.
+    output = copied(sub.output) if sub.output is not None else {}
     issues = [str(i) for i in check_values(step.output or (), output, "output")]
     evidence: list[dict[str, Any]] = []
     unverified: list[str] = []

@@ -9,6 +9,7 @@ from engine.document.fields import check_values
 from engine.org import OPERATORS_GROUP
 from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
+from engine.store.records import copied
 from engine.store.state import Run, data_bytes, run_data_bytes, snapshot_of
 from engine.tools import checking
 from engine.tools.acceptance import accept
@@ -46,7 +47,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
         started_by=call.identity.id,
         started_at="",
         initiator=call.identity.id if call.identity.is_person else None,
-        inputs=args.inputs,
+        inputs=copied(args.inputs),  # kept with the run: the caller's value stays the caller's
     )
     m = Machine(run, process, call.now, ctx.org, record.bindings, ids=ctx.ids)
     m.start()
@@ -187,7 +188,7 @@ async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str,
     )
     if not EVENT_NAME.fullmatch(args.name):
         raise invalid("not an event name", ["name: must match ^[a-z][a-z0-9_-]{0,63}$"])
-    data = args.data or {}
+    data = copied(args.data or {})
     cap = ctx.org.server.run_data_bytes
     held = [{"name": e.name, "data": e.data} for e in m.run.events]
     size = run_data_bytes(m.run) + data_bytes(held) + data_bytes(data)

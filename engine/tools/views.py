@@ -38,8 +38,9 @@ class Views:
         self._sign = sign
 
     def data(self, run: Run) -> dict[str, Any]:
-        # The inputs copied: the writer keeps the run object for its next write (`sqlite_cache`), whose
-        # document would carry a caller's edit of them.
+        # Every object and array copied (strings and numbers are shared): the writer keeps the run and
+        # its step records for its next write (`sqlite_cache`, `records`), and an in-process caller
+        # (`Engine.call`) may edit what it is given.
         return {
             "inputs": copied(run.inputs),
             "steps": {sid: self._record(rec) for sid, rec in run.data.items()},
@@ -53,12 +54,12 @@ class Views:
             elif key == "history":
                 out[key] = [self._record(h) for h in value]
             else:
-                out[key] = value
+                out[key] = copied(value)
         return out
 
     def evidence(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         return [
-            {**item, "url": self._sign(item["ref"])} if item["kind"] == "file" else dict(item)
+            {**copied(item), "url": self._sign(item["ref"])} if item["kind"] == "file" else copied(item)
             for item in items
         ]
 
@@ -111,10 +112,10 @@ class Views:
         """`escalation`, with a held candidate's file evidence given fresh URLs like any run data."""
         if st.escalation is None:
             return None
-        out = dict(st.escalation)
-        if "candidate" in out:
-            out["candidate"] = self._record(out["candidate"])
-        return out
+        return {
+            key: self._record(value) if key == "candidate" else copied(value)
+            for key, value in st.escalation.items()
+        }
 
     def claim_result(
         self, run: Run, process: Process, step: Step, token: str, expires_at: str
@@ -138,7 +139,7 @@ def run_header(run: Run) -> dict[str, Any]:
         "mode": run.mode,
         "state": run.state,
         "outcome": run.outcome,
-        "ended": None if run.ended is None else dict(run.ended),
+        "ended": copied(run.ended),
         "startedBy": run.started_by,
         "startedAt": wire_time(run.started_at),
         "updatedAt": wire_time(run.updated_at),
@@ -164,7 +165,7 @@ def step_requirements(step: Step) -> dict[str, Any]:
 
 
 def handoff(st: StepRun) -> dict[str, Any] | None:
-    return dict(st.handoff) if st.handoff else None
+    return copied(st.handoff) if st.handoff else None
 
 
 def agent_work_item(run: Run, step_id: str) -> dict[str, Any]:

@@ -172,3 +172,66 @@ async def test_a_write_takes_the_run_object_the_last_write_saved_and_a_callers_e
     assert done["data"]["inputs"] == {"ticket": "T-1"}
     view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
     assert view["data"]["inputs"] == {"ticket": "T-1"}
+
+
+async def test_a_caller_that_edits_a_write_result_changes_nothing_the_engine_keeps(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    token = (await claim(engine, run_id, "one"))["token"]
+    done = ok(
+        await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"), "submit"
+    )
+    done["data"]["steps"]["one"]["output"]["note"] = "edited"
+    done["data"]["steps"]["one"]["summary"] = "edited"
+    done["data"]["inputs"]["ticket"] = "edited"
+    claimed = await claim(engine, run_id, "two")  # the next write starts from the writer's memory
+    assert claimed["data"]["steps"]["one"]["output"] == {"note": "n"}
+    assert claimed["data"]["inputs"] == {"ticket": "T-1"}
+    claimed["data"]["steps"]["one"]["output"]["note"] = "edited again"
+    second = ok(
+        await call(engine, SCREENER, "submit", token=claimed["token"], output={"note": "m"}, summary="t"),
+        "submit",
+    )
+    assert second["data"]["steps"]["one"]["output"] == {"note": "n"}
+    assert second["data"]["steps"]["one"]["summary"] == "s"
+    view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    assert view["data"] == second["data"]
+
+
+LISTS = """
+---
+name: lists
+description: A list in, a list out.
+inputs:
+  tags: list
+steps:
+  - id: one
+    agent: Do it.
+    output: { items: list }
+  - id: two
+    agent: Then this.
+    output: { items: list }
+  - id: done
+    finish: finished
+---
+"""
+
+
+async def test_a_caller_that_edits_its_arguments_after_the_call_changes_nothing_the_engine_keeps(
+    engine: Engine, tmp_path: Path
+) -> None:
+    await publish(engine, tmp_path, LISTS)
+    inputs = {"tags": [{"name": "a"}]}
+    run_id = (await start(engine, "lists", inputs))["run"]["id"]
+    inputs["tags"][0]["name"] = "edited"
+    token = (await claim(engine, run_id, "one"))["token"]
+    output = {"items": [{"n": 1}]}
+    ok(await call(engine, SCREENER, "submit", token=token, output=output, summary="s"), "submit")
+    output["items"][0]["n"] = 2
+    claimed = await claim(engine, run_id, "two")  # from the writer's memory
+    assert claimed["data"]["inputs"] == {"tags": [{"name": "a"}]}
+    assert claimed["data"]["steps"]["one"]["output"] == {"items": [{"n": 1}]}
+    view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
+    assert view["data"] == claimed["data"]
