@@ -138,5 +138,15 @@ class ManualClock:
 
 
 def rfc3339(when: datetime) -> str:
-    """The wire form of a timestamp: UTC, second precision, `Z` suffix."""
-    return when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"
+    """The wire form of a timestamp: UTC, second precision, `Z` suffix (the last datetime's is kept:
+    a write's log entries are all of its one moment)."""
+    global _last_wire
+    last = _last_wire
+    if last[0] is when:
+        return last[1]
+    text = when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"
+    _last_wire = (when, text)
+    return text
+
+
+_last_wire: tuple[datetime | None, str] = (None, "")

@@ -23,8 +23,18 @@ SERVER = "server"
 
 def stamp(when: datetime) -> str:
     """A sortable, exact timestamp for storage and ordering (microseconds, UTC):
-    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write)."""
-    return when.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write).
+    A write stamps its one moment several times: the last datetime's stamp is kept."""
+    global _last_stamp
+    last = _last_stamp
+    if last[0] is when:
+        return last[1]
+    text = when.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
+    _last_stamp = (when, text)
+    return text
+
+
+_last_stamp: tuple[datetime | None, str] = (None, "")
 
 
 def parse_stamp(text: str) -> datetime:

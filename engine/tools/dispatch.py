@@ -100,7 +100,9 @@ class Dispatcher:
             arguments = {}
         if not isinstance(arguments, dict):
             raise invalid("arguments must be an object", ["arguments: expected object"])
-        if problems := unreadable(arguments):
+        # A write's fingerprint is its arguments as JSON text: made, it says they are readable too.
+        fingerprint = _fingerprint(tool, arguments) if tool in WRITES else None
+        if fingerprint is None and (problems := unreadable(arguments)):
             raise invalid("the arguments hold values JSON cannot carry", problems)
         try:
             args = ARGUMENTS[tool].model_validate(arguments)
@@ -111,11 +113,13 @@ class Dispatcher:
             if tool in AS_OF_NOW:
                 await self.apply_due(now)
             return await READS[tool](self.ctx, Call(identity, now), args)
-        return await self._write(identity, tool, arguments, args)
+        if fingerprint is None:  # readable, yet not as canonical JSON (keys that do not sort): say why
+            fingerprint = _fingerprint(tool, arguments, strict=True)
+        assert fingerprint is not None
+        return await self._write(identity, tool, args, fingerprint)
 
-    async def _write(self, identity: Identity, tool: str, arguments: dict[str, Any], args: BaseModel) -> Any:
+    async def _write(self, identity: Identity, tool: str, args: BaseModel, fingerprint: str) -> Any:
         request_id: str = args.requestId  # type: ignore[attr-defined]
-        fingerprint = _fingerprint(tool, arguments)
         checked: Checked | None = None
         while True:
             try:
@@ -171,7 +175,15 @@ class Dispatcher:
         return result
 
 
-def _fingerprint(tool: str, arguments: dict[str, Any]) -> str:
+def _fingerprint(tool: str, arguments: dict[str, Any], *, strict: bool = False) -> str | None:
+    """The SHA-256 of the call's canonical JSON but for its requestId; None (`strict`: the error) when
+    JSON cannot carry the arguments, the requestId included."""
     rest = {k: v for k, v in arguments.items() if k != "requestId"}
-    text = canonical([tool, rest])
-    return hashlib.sha256(text.encode()).hexdigest()
+    try:
+        text = canonical([tool, rest]).encode()
+        canonical(arguments.get("requestId")).encode()
+    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
+        if strict:
+            raise
+        return None
+    return hashlib.sha256(text).hexdigest()
