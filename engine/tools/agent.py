@@ -57,8 +57,9 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
     if st.state != "ready":
         raise conflict("the step is not ready to claim", "not_ready")
     token = secrets.token_urlsafe(32)
-    expires = m.claim(step.id, call.identity.id, token_digest(token), ctx.org.server.lease_seconds)
-    await call.writes.add_token(token_digest(token), m.run.id, step.id)
+    digest = token_digest(token)
+    expires = m.claim(step.id, call.identity.id, digest, ctx.org.server.lease_seconds)
+    await call.writes.add_token(digest, m.run.id, step.id)
     await save(call, m)
     return ctx.views.claim_result(m.run, m.process, step, token, expires)
 
@@ -94,8 +95,9 @@ async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machin
 async def renew(ctx: Context, call: Call, args: RenewArgs) -> dict[str, Any]:
     m, step_id = await _held(ctx, call, args.token, "renew")
     token = secrets.token_urlsafe(32)
-    expires = m.renew(step_id, token_digest(token), ctx.org.server.lease_seconds, args.progress)
-    await call.writes.add_token(token_digest(token), m.run.id, step_id)
+    digest = token_digest(token)
+    expires = m.renew(step_id, digest, ctx.org.server.lease_seconds, args.progress)
+    await call.writes.add_token(digest, m.run.id, step_id)
     await save(call, m, touch=False)
     return {"token": token, "expiresAt": wire_time(expires)}
 

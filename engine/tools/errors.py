@@ -12,6 +12,7 @@ ErrorCode = Literal["invalid", "not_accepted", "stale", "conflict", "forbidden",
 PRECEDENCE = ("run_ended", "already_decided", "not_found", "stale", "forbidden")
 """The order write checks run in, for every tool: a run that ended is reported before anything else,
 an item already decided before its snapshot, and so on."""
+_KNOWN = frozenset(PRECEDENCE)
 
 
 class ToolError(Exception):
@@ -60,7 +61,7 @@ def first_error(checks: Mapping[str, Check]) -> None:
 
     Each tool names the checks that apply to it; the order is never the tool's choice.
     """
-    unknown = set(checks) - set(PRECEDENCE)
+    unknown = checks.keys() - _KNOWN
     if unknown:
         raise ValueError(f"unknown checks: {sorted(unknown)}")
     for name in PRECEDENCE:
