@@ -6,6 +6,7 @@ A server runs a `ServerClock` (its data folder's time, never going backwards); t
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -137,16 +138,24 @@ class ManualClock:
         self._now = when
 
 
+def keeping_last(fmt: Callable[[datetime], str]) -> Callable[[datetime], str]:
+    """`fmt`, keeping the text of the last datetime it was given: a write formats its one moment several
+    times (datetimes are immutable, and the one kept cannot be freed and its id reused)."""
+    last: list[tuple[datetime | None, str]] = [(None, "")]
+
+    @functools.wraps(fmt)
+    def format(when: datetime) -> str:
+        kept = last[0]
+        if kept[0] is when:
+            return kept[1]
+        text = fmt(when)
+        last[0] = (when, text)
+        return text
+
+    return format
+
+
+@keeping_last
 def rfc3339(when: datetime) -> str:
-    """The wire form of a timestamp: UTC, second precision, `Z` suffix (the last datetime's is kept:
-    a write's log entries are all of its one moment)."""
-    global _last_wire
-    last = _last_wire
-    if last[0] is when:
-        return last[1]
-    text = when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"
-    _last_wire = (when, text)
-    return text
-
-
-_last_wire: tuple[datetime | None, str] = (None, "")
+    """The wire form of a timestamp: UTC, second precision, `Z` suffix."""
+    return when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Literal
 
+from engine.clock import keeping_last
 from engine.store.records import compact, measure
 
 RunState = Literal["active", "waiting", "ended", "cancelled"]
@@ -21,20 +22,11 @@ UNFINISHED = ("ready", "claimed", "waiting")
 SERVER = "server"
 
 
+@keeping_last
 def stamp(when: datetime) -> str:
     """A sortable, exact timestamp for storage and ordering (microseconds, UTC):
-    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write).
-    A write stamps its one moment several times: the last datetime's stamp is kept."""
-    global _last_stamp
-    last = _last_stamp
-    if last[0] is when:
-        return last[1]
-    text = when.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
-    _last_stamp = (when, text)
-    return text
-
-
-_last_stamp: tuple[datetime | None, str] = (None, "")
+    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write)."""
+    return when.astimezone(UTC).isoformat(timespec="microseconds")[:-6] + "Z"
 
 
 def parse_stamp(text: str) -> datetime:
