@@ -207,6 +207,21 @@ async def test_a_request_cancelled_before_it_starts_is_skipped(store: SqliteStor
     assert await store.get_meta("b") is None
 
 
+async def test_a_caller_cancelled_while_its_started_request_waits_does_not_stop_the_writer(
+    store: SqliteStore,
+) -> None:
+    held = Held(store)  # its caller began the batch itself (the writer was idle)
+    [behind] = await held.queue(store.write(set_meta("a", "1")))
+    held.task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await held.task
+    held.release.set()
+    assert await behind == "1"  # the batch went on without the cancelled caller, and was committed
+    assert (store.writer_stats.commits, store.writer_stats.requests) == (1, 2)
+    assert [await store.get_meta(k) for k in ("held", "a")] == ["yes", "1"]
+    assert await store.write(set_meta("b", "2")) == "2"
+
+
 async def test_a_transaction_block_that_raises_keeps_nothing(store: SqliteStore) -> None:
     with pytest.raises(KeyError):
         async with store.transaction() as tx:
