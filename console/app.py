@@ -572,7 +572,12 @@ class ApcApp(Scoped, App[None]):
         async def act() -> None:
             ok, message = await presenter.control(action, arguments or {})
             self.toast(message, severity="information" if ok else "error")
-            self.update_status()
+            if action == "pause" and ok:
+                # what is shown was read up to a refresh interval (minutes of demo time) ago: show it
+                # at the time the clock stopped, so that nothing moves on while the demo is paused
+                self.repaint()
+            else:
+                self.update_status()
             if action == "stage" and ok:
                 self.reload_soon()
 
