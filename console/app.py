@@ -201,6 +201,8 @@ class ApcApp(Scoped, App[None]):
         self._timer = self.set_timer(self.backoff.seconds, self._tick)
 
     def _tick(self) -> None:
+        if not self.is_running:  # closing: Textual cancelled the workers and stops the timers next
+            return
         if self.paused:
             self.calls_paused += 1
             return
