@@ -18,6 +18,7 @@ from typing import TypeVar
 from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
+from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -213,6 +214,11 @@ class ApcApp(Scoped, App[None]):
     async def _tick_and_arm(self) -> None:
         try:
             await self.reload_all(full=False)
+        except NoMatches:
+            if self.is_running:
+                raise
+            # a read that ended while the app closed: `run_test` takes the panes down before it
+            # cancels the workers, so a tick under way can find them gone
         finally:
             if self.live:
                 self._arm()
