@@ -59,7 +59,7 @@ SCOPE_TITLES = {
     "scroll": "Timeline and map",
     "evidence": "Evidence",
     "modal": "Dialogs",
-    "decide": "Decision form",
+    "decide": "Decision row",
     "confirm": "Confirmation",
 }
 

@@ -18,6 +18,7 @@ from typing import TypeVar
 from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
+from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
@@ -201,6 +202,8 @@ class ApcApp(Scoped, App[None]):
         self._timer = self.set_timer(self.backoff.seconds, self._tick)
 
     def _tick(self) -> None:
+        if not self.is_running:  # closing: Textual cancelled the workers and stops the timers next
+            return
         if self.paused:
             self.calls_paused += 1
             return
@@ -211,6 +214,11 @@ class ApcApp(Scoped, App[None]):
     async def _tick_and_arm(self) -> None:
         try:
             await self.reload_all(full=False)
+        except NoMatches:
+            if self.is_running:
+                raise
+            # a read that ended while the app closed: `run_test` takes the panes down before it
+            # cancels the workers, so a tick under way can find them gone
         finally:
             if self.live:
                 self._arm()
@@ -572,7 +580,12 @@ class ApcApp(Scoped, App[None]):
         async def act() -> None:
             ok, message = await presenter.control(action, arguments or {})
             self.toast(message, severity="information" if ok else "error")
-            self.update_status()
+            if action == "pause" and ok:
+                # what is shown was read up to a refresh interval (minutes of demo time) ago: show it
+                # at the time the clock stopped, so that nothing moves on while the demo is paused
+                self.repaint()
+            else:
+                self.update_status()
             if action == "stage" and ok:
                 self.reload_soon()
 

@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from datetime import UTC, datetime
-from typing import ClassVar
 
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
-from textual.binding import BindingType
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.message import Message
 from textual.widget import Widget
@@ -104,16 +102,36 @@ class Confirm(Scoped, Static, can_focus=True):
             self.yes = yes
 
 
+class DecisionSet(Scoped, RadioSet):
+    """The decision row. Its keys pick a decision only while it has focus, so letters typed on a button
+    or a field never switch the decision; elsewhere the row is a `shift+tab` or a click away."""
+
+    SCOPE = "decide"
+    BINDINGS = bindings("decide")
+
+    def action_choose(self, decision: str) -> None:
+        offered = self.query(f"#decision-{decision}").results(RadioButton)
+        for button in offered:  # none when this work item does not accept the decision
+            button.value = True
+            self.post_message(DecisionSet.Chosen(decision))
+
+    class Chosen(Message):
+        """A decision picked by its key: the form goes on to the first field it needs."""
+
+        def __init__(self, decision: str) -> None:
+            super().__init__()
+            self.decision = decision
+
+
 class DecideDialog(Dialog[DecideResult]):
     """Dismisses with the run as the accepted decision left it, or None when closed without a decision.
 
     A split view: on the left everything the decision is about (`decide_context`), on the right the
     form. Below 120 columns the halves stack, context above. Nothing is chosen for the person: each
-    decision has its key, and `ctrl+s` asks a one-line confirmation naming what will be sent.
+    decision has its key on the decision row (`DecisionSet`), and `ctrl+s` asks a one-line confirmation
+    naming what will be sent. Switching decision hides the parts another decision needs, never clears them.
     """
 
-    SCOPE = "decide"
-    BINDINGS: ClassVar[list[BindingType]] = [*bindings("modal"), *bindings("decide")]
     HORIZONTAL_BREAKPOINTS = [(0, "-narrow"), (120, "-wide")]  # noqa: RUF012 (Textual's own declaration)
 
     def __init__(
@@ -172,7 +190,7 @@ class DecideDialog(Dialog[DecideResult]):
                 yield OptionList(id="context-evidence", compact=True)
             with VerticalScroll(id="decide-body"):
                 yield Label(Text("decision (press its key)", style="bold"))
-                with RadioSet(id="decision"):
+                with DecisionSet(id="decision"):
                     for decision in self.decisions:
                         label = f"{KEYS[decision]} {decision}"
                         yield GlyphRadioButton(Text(label), value=False, id=f"decision-{decision}")
@@ -275,12 +293,11 @@ class DecideDialog(Dialog[DecideResult]):
             return None
         return next((d for d in self.decisions if f"decision-{d}" == pressed.id), None)
 
-    def action_choose(self, decision: str) -> None:
-        """Pick a decision by its key, then go to the first field it needs."""
-        if decision not in self.decisions:
-            return
-        self.query_one(f"#decision-{decision}", RadioButton).value = True
-        target = self.first_needed(decision)
+    @on(DecisionSet.Chosen)
+    def _chosen(self, event: DecisionSet.Chosen) -> None:
+        """A decision picked by its key: go to the first field it needs."""
+        event.stop()
+        target = self.first_needed(event.decision)
         if target is not None:
             self.call_after_refresh(target.focus)  # shown only now: focusable after the next layout
 

@@ -34,7 +34,7 @@ from engine.http.extra import ExtraTool, WithExtraTools
 from engine.http.files import file_route
 from engine.http.health import Probes
 from engine.http.hosts import HostGuard, security_settings
-from engine.http.metrics import MeteredEngine, Metrics, metrics_route
+from engine.http.metrics import METRICS_PATH, MeteredEngine, Metrics, metrics_route
 from engine.http.oauth import OAuthVerifier
 from engine.http.stateless import PostOnly
 from engine.org import OrgConfig
@@ -112,7 +112,7 @@ def build_app(
         routes += create_protected_resource_routes(resource_url, [_URL.validate_python(oauth.config.issuer)])
     app = Starlette(
         routes=routes,
-        middleware=[Middleware(HostGuard, settings=settings)],
+        middleware=[Middleware(HostGuard, settings=settings, by_address=(METRICS_PATH,))],
         lifespan=lambda _app: manager.run(),
     )
     return AccessLog(Probes(app, lambda: engine.store.get_meta(READY_PROBE_KEY)), metrics)

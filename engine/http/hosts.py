@@ -5,12 +5,16 @@ A browser tricked into resolving an attacker's name to 127.0.0.1 still sends the
 server: loopback names always, plus the names the operator allows when it binds to a public address.
 The checks themselves are the MCP SDK's; this module decides what they allow and applies them to the
 file route as well as `/mcp`.
+
+`/metrics` also answers a request that names the server by an IP address and carries no `Origin`: a
+Prometheus scraper on another host sends `Host: 10.0.0.5:8765`. That cannot be a rebinding attack,
+which always sends the attacker's name; a page fetching the address itself sends its `Origin`, checked.
 """
 
 from __future__ import annotations
 
 import ipaddress
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 
 from mcp.server.transport_security import TransportSecurityMiddleware, TransportSecuritySettings
 from starlette.requests import Request
@@ -73,16 +77,36 @@ def _has_port(entry: str) -> bool:
 
 
 class HostGuard:
-    """ASGI middleware applying the SDK's Host and Origin checks to every HTTP request."""
+    """ASGI middleware applying the SDK's Host and Origin checks to every HTTP request; a request to
+    one of the `by_address` paths that names the server by an IP address and carries no `Origin`
+    passes without them."""
 
-    def __init__(self, app: ASGIApp, settings: TransportSecuritySettings) -> None:
+    def __init__(
+        self, app: ASGIApp, settings: TransportSecuritySettings, by_address: Collection[str] = ()
+    ) -> None:
         self.app = app
         self.checks = TransportSecurityMiddleware(settings)
+        self.by_address = by_address
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] == "http":
-            refusal = await self.checks.validate_request(Request(scope), is_post=False)
-            if refusal is not None:
-                await refusal(scope, receive, send)
-                return
+            request = Request(scope)
+            if not (scope["path"] in self.by_address and _by_address(request)):
+                refusal = await self.checks.validate_request(request, is_post=False)
+                if refusal is not None:
+                    await refusal(scope, receive, send)
+                    return
         await self.app(scope, receive, send)
+
+
+def _by_address(request: Request) -> bool:
+    """Whether the request names the server by an IP address (any port) and no page sent it."""
+    host = request.headers.get("host", "")
+    if "origin" in request.headers or not host:
+        return False
+    name = host[1 : host.find("]")] if host.startswith("[") else host.rpartition(":")[0] or host
+    try:
+        ipaddress.ip_address(name)
+    except ValueError:
+        return False
+    return True

@@ -43,7 +43,7 @@ from engine.store.base import (
     Transaction,
     VersionRecord,
 )
-from engine.store.migrations import SCHEMA_VERSION, pending
+from engine.store.migrations import SchemaError, pending
 from engine.store.sqlite_cache import RunCache
 from engine.store.sqlite_tx import (
     REQUEST_SQL,
@@ -61,13 +61,31 @@ T = TypeVar("T")
 PRAGMAS = ("PRAGMA journal_mode=WAL", "PRAGMA synchronous=FULL", "PRAGMA foreign_keys=ON")
 
 
+async def _prepared(conn: aiosqlite.Connection, statements: tuple[str, ...]) -> aiosqlite.Connection:
+    """`conn` after `statements`, or closed when one of them fails (on a file that is not a database)."""
+    try:
+        for statement in statements:
+            await conn.execute(statement)
+    except BaseException:
+        await conn.close()
+        raise
+    return conn
+
+
+def _prepared_sync(conn: sqlite3.Connection, statements: tuple[str, ...]) -> sqlite3.Connection:
+    """`_prepared` for a `sqlite3` connection."""
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
 async def connect(path: Path) -> aiosqlite.Connection:
     conn = await aiosqlite.connect(path, isolation_level=None)
-    for pragma in PRAGMAS:
-        await conn.execute(pragma)
-    await conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-    await conn.execute("PRAGMA cache_size=-32768")
-    return conn
+    return await _prepared(conn, (*PRAGMAS, f"PRAGMA busy_timeout={BUSY_MS}", "PRAGMA cache_size=-32768"))
 
 
 def connect_writer(path: Path) -> sqlite3.Connection:
@@ -75,11 +93,7 @@ def connect_writer(path: Path) -> sqlite3.Connection:
     a time (the writer sees to that); it never waits for a lock on the event loop (busy_timeout 0), and
     its COMMITs never checkpoint (the writer's checkpointer does, beside it)."""
     conn = sqlite3.connect(path, isolation_level=None, check_same_thread=False, timeout=0)
-    for pragma in PRAGMAS:
-        conn.execute(pragma)
-    conn.execute("PRAGMA cache_size=-32768")
-    conn.execute("PRAGMA wal_autocheckpoint=0")
-    return conn
+    return _prepared_sync(conn, (*PRAGMAS, "PRAGMA cache_size=-32768", "PRAGMA wal_autocheckpoint=0"))
 
 
 def connect_checkpointer(path: Path) -> sqlite3.Connection:
@@ -90,9 +104,7 @@ def connect_checkpointer(path: Path) -> sqlite3.Connection:
 async def connect_read_only(path: Path) -> aiosqlite.Connection:
     """`mode=ro`: SQLite itself refuses every write, so nothing in the data folder can change."""
     conn = await aiosqlite.connect(path.resolve().as_uri() + "?mode=ro", uri=True, isolation_level=None)
-    await conn.execute(f"PRAGMA busy_timeout={BUSY_MS}")
-    await conn.execute("PRAGMA query_only=ON")
-    return conn
+    return await _prepared(conn, (f"PRAGMA busy_timeout={BUSY_MS}", "PRAGMA query_only=ON"))
 
 
 class SqliteStore:
@@ -115,23 +127,27 @@ class SqliteStore:
     @classmethod
     async def open(cls, path: Path, *, read_only: bool = False, migrate: bool = True) -> SqliteStore:
         """The store in `path`, migrated to this version (SchemaError without `migrate` if it is behind);
-        read-only, it must already be at it."""
-        if read_only:
-            reader = await connect_read_only(path)
-            try:
-                await _require_current(reader)
-            except BaseException:
-                await reader.close()
-                raise
-            return cls(None, reader)
-        writer = connect_writer(path)
+        read-only, it must already be at it. A file that is not an apc database is a SchemaError too.
+        When opening fails, every connection opened so far is closed before the error is raised."""
+        writer: sqlite3.Connection | None = None
+        reader: aiosqlite.Connection | None = None
         try:
+            if read_only:
+                reader = await connect_read_only(path)
+                await _require_current(reader, str(path))
+                return cls(None, reader)
+            writer = connect_writer(path)
             await asyncio.to_thread(_migrate, writer, migrate, str(path))
             reader = await connect(path)
-        except BaseException:
-            writer.close()
+            return cls(writer, reader, connect_checkpointer(path))
+        except BaseException as exc:
+            if reader is not None:
+                await reader.close()
+            if writer is not None:
+                writer.close()
+            if getattr(exc, "sqlite_errorcode", None) == sqlite3.SQLITE_NOTADB:
+                raise SchemaError(f"{path} is not an apc database: {exc}") from exc
             raise
-        return cls(writer, reader, connect_checkpointer(path))
 
     @property
     def read_only(self) -> bool:
@@ -395,15 +411,14 @@ class SqliteStore:
         return StoreCounts(*row)
 
 
-async def _require_current(conn: aiosqlite.Connection) -> None:
+async def _require_current(conn: aiosqlite.Connection, where: str) -> None:
     """A read-only store cannot migrate: its file must be exactly this server's schema version."""
+    async with conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'") as cur:
+        if await cur.fetchone() is None:
+            raise SchemaError(f"{where} is not an apc database: it has no schema_version table")
     async with conn.execute("SELECT MAX(version) FROM schema_version") as cur:
         row = await cur.fetchone()
-    current = (row[0] if row is not None else None) or 0
-    if current != SCHEMA_VERSION:
-        raise RuntimeError(
-            f"store schema {current} is not this server's ({SCHEMA_VERSION}); open it writable once"
-        )
+    pending((row[0] if row is not None else None) or 0, migrate=False, where=where)
 
 
 def _migrate(conn: sqlite3.Connection, migrate: bool, where: str) -> None:

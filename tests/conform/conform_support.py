@@ -17,9 +17,8 @@ from conform.setup import write_setup
 from engine.check import CheckConfig
 from engine.clock import SystemClock
 from engine.core import Engine
-from engine.http.app import RunningServer, start_server
+from engine.http.app import RunningServer, bind_socket, start_server
 from engine.org import OrgConfig
-from tests.support.ports import free_port
 
 SPEED = 120.0
 TICK_SECONDS = 0.1
@@ -47,18 +46,27 @@ async def served(
     if not check_profile:
         kept = [p for p in org.processes if p.path.name != "conform-check"]
         org = dataclasses.replace(org, check=CheckConfig(), processes=kept)
-    port = free_port()
-    engine = await Engine.open(
-        root / "data", org, clock=SystemClock(SPEED), public_base_url=f"http://127.0.0.1:{port}"
-    )
+    # The first endpoint's socket is held from before the engine opens (its URL names the port): a
+    # port only looked up would be free for anyone to take while the engine opens and publishes.
+    sock = bind_socket("127.0.0.1", 0)
+    try:
+        engine = await Engine.open(
+            root / "data",
+            org,
+            clock=SystemClock(SPEED),
+            public_base_url=f"http://127.0.0.1:{sock.getsockname()[1]}",
+        )
+    except BaseException:
+        sock.close()
+        raise
     ticking: asyncio.Task[None] | None = None
     servers: list[RunningServer] = []
     try:
         published = await engine.publish_config_processes()
         assert [r.issues for r in published if not r.ok] == []
-        servers.append(await start_server(engine, port=port))
+        servers.append(await start_server(engine, sock=sock))
         for _ in range(endpoints - 1):
-            servers.append(await start_server(engine, port=free_port()))
+            servers.append(await start_server(engine))
 
         async def tick() -> None:
             while True:
@@ -73,6 +81,8 @@ async def served(
             ticking.cancel()
             with contextlib.suppress(asyncio.CancelledError):
                 await ticking
+        if not servers:
+            sock.close()  # never served
         for server in servers:
             await server.stop()
         await engine.close()

@@ -88,6 +88,19 @@ async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clo
         assert app.toasts[-1] == "Live refresh resumed"
 
 
+async def test_a_tick_that_fires_while_the_app_closes_starts_no_reload(
+    client: LocalClient, clock: ManualClock
+) -> None:
+    """Textual cancels the workers, then stops the timers: a tick in between would start a reload
+    that reads panes being taken down (NoMatches on the way out, on a loaded machine)."""
+    app = make_app(client, clock, live=True)
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+    assert (app.is_running, len(app.workers)) == (False, 0)
+    app._tick()
+    assert len(app.workers) == 0
+
+
 async def test_new_and_overdue_items_are_announced(
     client: LocalClient, agent: Agent, clock: ManualClock
 ) -> None:

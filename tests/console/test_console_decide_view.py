@@ -3,7 +3,7 @@ one-line confirmation on the right. Budget: ~40 s."""
 
 from __future__ import annotations
 
-from textual.widgets import OptionList, RadioButton, RadioSet, TabbedContent
+from textual.widgets import OptionList, RadioButton, RadioSet, TabbedContent, TextArea
 
 from console.client.local import LocalClient
 from console.config import ConsoleConfig
@@ -177,3 +177,34 @@ async def test_after_a_decision_the_cursor_moves_to_the_next_item(
         assert work.table.current_key == keys[2]
         decided = keys[1].split("/")[0]
         assert app.toasts[0] == f"approved approve: {decided[:6]}… now ended: onboarded"
+
+
+async def test_decision_keys_work_on_the_decision_row_only_and_switching_keeps_the_note(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    """A person who tabs out of the note and keeps typing does not switch the decision; back on the
+    decision row the keys switch it, and what was typed in the note stays through every switch."""
+    run_id = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(run_id)
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "enter", "x")
+        form = app.screen
+        assert isinstance(form, DecideDialog)
+        assert form.focused is form.query_one("#note")
+        type_into(app, "#note", "Spend not justified.")
+        await press(pilot, "tab")
+        assert form.focused is form.query_one("#submit")
+        await press(pilot, "a", "c", "f", "b")
+        assert (form.decision, form.focused) == ("rejected", form.query_one("#submit"))
+        assert form.query_one("#note", TextArea).text == "Spend not justified."
+        await press(pilot, "shift+tab", "shift+tab")
+        assert form.focused is form.query_one("#decision", RadioSet)
+        for key, decision in (("f", "failed"), ("a", "approved"), ("x", "rejected")):
+            await press(pilot, key)
+            assert (form.decision, form.focused) == (decision, form.query_one("#decision", RadioSet))
+            assert form.query_one("#note", TextArea).text == "Spend not justified."
+        await press(pilot, "ctrl+s", "y")
+        approve = (await run_view(client, run_id))["data"]["steps"]["approve"]
+        assert (approve["decision"], approve["note"]) == ("rejected", "Spend not justified.")

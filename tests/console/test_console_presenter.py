@@ -125,3 +125,31 @@ async def test_keys_pause_speed_leave_and_stage(
         await press(pilot, "down", "enter")
         assert presenter.asked[-1] == ("stage", {"moment": "overdue"})
         assert app.toasts[-1] == "An item going overdue: customer-refund is not published in this demo"
+
+
+async def test_pausing_the_demo_shows_the_ages_at_the_paused_time_and_they_stand_still(
+    client: LocalClient, clock: ManualClock, agent: Agent
+) -> None:
+    """The screen shows ages as of its last read, which can be a refresh interval (minutes of a fast
+    demo clock) before the pause: `Z` redraws them at the time the clock stopped, so a later redraw
+    (a decision, a refresh) finds nothing moved."""
+    first = await agent.start("screening", {"vendorName": "Acme"})
+    await agent.screen(first)
+    second = await agent.start("screening", {"vendorName": "Globex"})
+    await agent.screen(second)
+    presenter = FakePresenter()
+    app = demo_app(client, clock, presenter)
+    async with app.run_test(size=(180, 44)) as pilot:
+        await app.ready.wait()
+        table = app.main.work.table
+
+        def ages() -> list[str]:
+            return [str((table.row_cells(key) or ())[5]) for key in table.keys]
+
+        assert ages() == ["0s", "0s"]
+        clock.advance(minutes=6)  # the demo clock runs on after the last read...
+        await press(pilot, "Z")  # ...and stops here: the ManualClock is not advanced again below
+        assert presenter.asked[-1] == ("pause", {})
+        assert ages() == ["6m", "6m"]
+        await press(pilot, "enter", "a", "ctrl+s", "y")
+        assert ([key.split("/")[0] for key in table.keys], ages()) == ([second], ["6m"])

@@ -7,6 +7,7 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from rich.cells import cell_len
 from textual.widgets import Input
 from textual.worker import WorkerCancelled, WorkerState
 
@@ -113,6 +114,34 @@ async def test_ended_runs_cannot_be_marked_and_U_clears_every_mark(
         assert pane.marked == set()
         assert [cells(table, key)[0].plain for key in table.keys] == [" ", " ", " "]
         assert "marked" not in shown(app, "#runs-status")
+
+
+async def test_a_marked_row_is_drawn_as_wide_as_the_others_with_every_column_in_place(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    """`●` is one cell (Rich and the C library's wcwidth agree; East Asian "ambiguous", so a terminal
+    set to draw those wide would shift the row, not the table): the marked row's line has the width of
+    the table and its run id in the cell every other row has it."""
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B")]
+    app = make_app(client, clock)
+    async with app.run_test(size=(160, 48)) as pilot:
+        await app.ready.wait()
+        await press(pilot, "2")
+        table = app.main.runs.table
+        table.move_cursor(row=table.keys.index(runs[0]))
+        await press(pilot, "space")
+        width = table.scrollable_content_region.width
+        lines = {}
+        for y in range(1, 3):
+            strip = table.render_line(y)
+            text = "".join(segment.text for segment in strip)
+            assert (strip.cell_length, cell_len(text), len(text)) == (width, width, width)
+            lines[text[4:11]] = text
+        header = "".join(segment.text for segment in table.render_line(0))
+        assert header.index("Run") == 4
+        marked, other = lines[runs[0][:6] + "…"], lines[runs[1][:6] + "…"]
+        assert (marked[:4], other[:4]) == (" ●  ", "    ")
+        assert marked.index("screening") == other.index("screening") == header.index("Process")
 
 
 async def test_esc_stops_a_bulk_cancel_tells_what_was_done_and_the_worker_ends_cancelled(

@@ -25,7 +25,7 @@ from console.client.wire import (
 from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
 from console.format import age, due, span
-from console.modals.decide import Confirm, DecideDialog
+from console.modals.decide import Confirm, DecisionSet
 from console.modals.decide_context import input_table
 from console.modals.event import parse_event
 from console.palette import Palette
@@ -150,7 +150,7 @@ def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
         "run": RunScreen,
         "evidence": EvidencePane,
         "modal": Dialog,
-        "decide": DecideDialog,
+        "decide": DecisionSet,
         "confirm": Confirm,
         "scroll": ScrollPane,
     }

@@ -5,6 +5,7 @@ Import with `from tests.demo.demo_support import ...`; the fixtures are in conft
 
 from __future__ import annotations
 
+import asyncio
 import contextlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from dataclasses import replace
@@ -257,3 +258,14 @@ async def turn_until(
     while not await done():
         assert (system.clock.now() - began).total_seconds() < hours * 3600, "not reached in time"
         await system.turn(seconds)
+
+
+async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
+    """Wait for a task, a worker or a message to get there (I/O and handlers, not a clock), or fail
+    after `seconds`: a loaded machine gets there late, never a different way."""
+
+    async def poll() -> None:
+        while not condition():
+            await asyncio.sleep(0.02)
+
+    await asyncio.wait_for(poll(), seconds)

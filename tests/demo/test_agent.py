@@ -6,7 +6,6 @@ from __future__ import annotations
 import asyncio
 import json
 import re
-from collections.abc import Callable
 from typing import Any
 
 from console.demo.agent import AgentBehaviour, DemoAgent
@@ -28,6 +27,7 @@ from tests.demo.demo_support import (
     OPERATOR,
     rid,
     schema_problems,
+    until,
 )
 
 QUIET = AgentBehaviour(
@@ -268,13 +268,3 @@ async def test_over_mcp_an_agent_submits_file_and_link_evidence_and_a_route(
                 "declined": "Chose decline: Not eligible under the policy.",
             }[outcome]
         )
-
-
-async def until(condition: Callable[[], bool], seconds: float = 10.0) -> None:
-    """Wait for the agent task to get there: I/O, not timers (the clock is manual)."""
-
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.01)
-
-    await asyncio.wait_for(poll(), seconds)

@@ -12,6 +12,7 @@ from console import messages
 from console.demo.control import AgentState, DemoControl
 from console.demo.pane import DEMO_ACTIONS, DemoPane
 from console.demo.presenter import ConsolePresenter, PresenterError
+from tests.demo.demo_support import until
 
 
 class FakeControls:
@@ -100,15 +101,18 @@ async def test_rows_show_identity_step_and_last_call_and_space_pauses_one_agent(
             "demo clock 60x · 2026-10-06T09:00:00Z · 3 runs started · left to you: r_1 · verify_order"
         )
         await pilot.press("space")
-        await pilot.pause()
+        await until(lambda: "agent-ada paused." in app.notices)
         assert (ada.paused, ada.status) == (True, "paused")
-        assert controls.calls[-2] == ("agent", {"name": "agent-ada"})
-        assert app.notices[-1] == "agent-ada paused."
+        actions = [call for call in controls.calls if call[0] != "status"]  # the pane reads it on a timer too
+        assert actions == [("agent", {"name": "agent-ada"})]
+        assert app.notices == ["agent-ada paused."]
         assert rows(pane)[0][2] == "paused"
         controls.cues.append("return the escalation of verify_order on r_1 with the note: Try again.")
         await pane.refresh_rows()
         await pane.refresh_rows()
-        await pilot.pause()
+        # the pane's messages arrive in order: once this one is in, every notice posted before it is
+        pane.post_message(messages.Notice("read back"))
+        await until(lambda: app.notices[-1] == "read back")
         cued = [n for n in app.notices if n.startswith("Your turn:")]
         assert cued == [
             "Your turn: return the escalation of verify_order on r_1 with the note: Try again."

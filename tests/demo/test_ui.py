@@ -4,14 +4,21 @@ from __future__ import annotations
 
 import asyncio
 import re
-from collections.abc import Callable
 
+from console.app import ApcApp
 from console.demo.org import OPERATOR
 from console.demo.pane import DemoPane
 from console.demo.people import PeopleBehaviour
 from console.demo.stories import load_story
 from console.demo.system import DemoSettings, DemoSystem
 from console.demo.ui import build_app
+from tests.demo.demo_support import until
+
+
+def shown_agents(app: ApcApp) -> list[str]:
+    """The agents the Demo agents tab lists, none before the tab is built and has read the status."""
+    panes = app.main.query(DemoPane)
+    return list(panes.first().table.keys) if panes else []
 
 
 async def test_the_console_opens_as_the_operator_with_the_demo_agents_tab() -> None:
@@ -20,13 +27,13 @@ async def test_the_console_opens_as_the_operator_with_the_demo_agents_tab() -> N
     try:
         system.start()
         app = build_app(system)
-        async with app.run_test(size=(160, 40)) as pilot:
+        async with app.run_test(size=(160, 40)):
             await asyncio.wait_for(app.ready.wait(), 10)
             assert (app.client.identity.id, app.client.identity.operator) == (OPERATOR, True)
             app.main.show_tab("demo")
-            await pilot.pause()
+            await until(lambda: bool(shown_agents(app)))  # the tab's first read of the demo's status
+            assert shown_agents(app) == list(system.org.agents)
             pane = app.main.query_one(DemoPane)
-            assert pane.table.keys == list(system.org.agents)
             assert app.session is not None and app.session.endpoint is not None
             assert app.session.endpoint.url == system.server.url
             assert app.session.notices == [
@@ -61,7 +68,7 @@ async def test_a_story_plays_beside_the_console_and_cues_the_presenters_acts() -
         system.start()
         system.play(story)
         app = build_app(system)
-        async with app.run_test(size=(200, 44)) as pilot:
+        async with app.run_test(size=(200, 44)):
             await asyncio.wait_for(app.ready.wait(), 10)
             assert app.session is not None and app.session.notices[-1].startswith(
                 "Story operator-triage: Refund triage in five minutes. You are the operator"
@@ -71,10 +78,10 @@ async def test_a_story_plays_beside_the_console_and_cues_the_presenters_acts() -
             cue = "return the escalation of verify_order on "
             await until(lambda: any(c.startswith(cue) for c in player.cues))
             app.main.show_tab("demo")
+            await until(lambda: bool(shown_agents(app)))
             pane = app.main.query_one(DemoPane)
             await pane.refresh_rows()
-            await pilot.pause()
-            assert any(t.startswith(f"Your turn: {cue}") for t in app.toasts)
+            await until(lambda: any(t.startswith(f"Your turn: {cue}") for t in app.toasts))
             assert f"your turn: {cue}" in str(app.main.query_one("#demo-story").render())
             run_id = next(p.run_id for p in player.progress if p.moment.name == "lost-order")
             assert run_id is not None
@@ -91,13 +98,3 @@ async def test_a_story_plays_beside_the_console_and_cues_the_presenters_acts() -
             assert not any(c.startswith(cue) for c in player.cues), "done by the presenter: no longer cued"
     finally:
         await system.close()
-
-
-async def until(condition: Callable[[], bool], seconds: float = 20.0) -> None:
-    """Wait for the live demo (real time at 3000x) to get there, or fail."""
-
-    async def poll() -> None:
-        while not condition():
-            await asyncio.sleep(0.05)
-
-    await asyncio.wait_for(poll(), seconds)

@@ -59,13 +59,35 @@ async def test_healthz_and_readyz_answer_without_a_token_and_whatever_the_host(s
     foreign = {"Host": "10.1.2.3:8765"}
     health = await get(f"{base(server)}/healthz", **foreign)
     ready = await get(f"{base(server)}/readyz", **foreign)
-    refused = await get(f"{base(server)}/metrics", **foreign)
+    refused = await get(server.url, **foreign)
     async with httpx.AsyncClient() as client:
         posted = await client.post(f"{base(server)}/healthz")
     assert (health.status_code, health.json()) == (200, {"status": "ok"})
     assert (ready.status_code, ready.json()) == (200, {"status": "ready", "store": "ok"})
     assert refused.status_code == 421, "everything else still checks the Host"
     assert (posted.status_code, posted.headers["allow"]) == (405, "GET")
+
+
+async def test_metrics_answer_a_scraper_that_names_the_server_by_its_address(server: RunningServer) -> None:
+    """Prometheus on another host sends the address it scrapes as `Host`; a name still has to be
+    allowed, and a page (it sends its `Origin`) is checked as everywhere, so refused."""
+    url = f"{base(server)}/metrics"
+    v4 = await get(url, Host="10.1.2.3:8765")
+    v6 = await get(url, Host="[fd00::5]:8765")
+    bare = await get(url, Host="10.1.2.3")
+    named = await get(url, Host="metrics.attacker.example")
+    rebound = await get(url, Host="127.0.0.1.attacker.example:8765")
+    page = await get(url, Host="10.1.2.3:8765", Origin="http://attacker.example")
+    mcp = await get(server.url, Host="10.1.2.3:8765")
+    assert [v4.status_code, v6.status_code, bare.status_code] == [200, 200, 200]
+    assert v4.headers["content-type"].startswith("text/plain; version=")
+    assert "apc_open_runs " in v4.text
+    assert [(r.status_code, r.text) for r in (named, rebound, page, mcp)] == [
+        (421, "Invalid Host header"),
+        (421, "Invalid Host header"),
+        (421, "Invalid Host header"),
+        (421, "Invalid Host header"),
+    ]
 
 
 async def test_readyz_is_503_when_the_store_does_not_answer(
