@@ -6,10 +6,8 @@ ones before it left; a request that raises has only its savepoint rolled back, a
 to its caller. The first request of a transaction needs no savepoint (two statements fewer for a lone
 write): if it raises, the transaction is rolled back whole, and the requests after it begin another.
 Then one COMMIT (one fsync under `synchronous=FULL`) makes the whole batch durable, and only then is
-every caller answered. A request that arrives while the writer is idle starts at once, in its
-caller's own turn of the event loop (a lone write with a quick COMMIT is answered without any other
-task or turn), and goes on in a task of the writer's at the first wait: no request waits for company,
-only for the batch in front of it, and no caller's cancellation stops a batch.
+every caller answered. A request that arrives while the writer is idle starts at once: no
+request waits for company, only for the batch in front of it.
 
 The statements run directly on the connection (no thread hop each: SQLite serves them from its page
 cache in microseconds). The COMMIT waits on the disk: while commits take less than `INLINE_COMMIT_MS`
@@ -28,7 +26,7 @@ import contextlib
 import sqlite3
 import time
 from collections import deque
-from collections.abc import Awaitable, Callable, Coroutine
+from collections.abc import Awaitable, Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
@@ -100,20 +98,10 @@ class Writer(Generic[Tx]):
     async def write(self, fn: Callable[[Tx], Awaitable[T]]) -> T:
         if self._closed:
             raise RuntimeError("the store is closed")
-        loop = asyncio.get_running_loop()
-        future: asyncio.Future[T] = loop.create_future()
+        future: asyncio.Future[T] = asyncio.get_running_loop().create_future()
         self._queue.append(_Request(fn, future))
         if self._task is None or self._task.done():
-            # The writer is idle: its drain starts at once, here (a lone write with a quick COMMIT ends
-            # before the caller waits: no task, no turn of the loop); at its first real wait it goes on
-            # in a task of its own, which no caller's cancellation reaches.
-            drain = self._drain()
-            try:
-                waiting = drain.send(None)
-            except StopIteration:
-                self._task = None
-            else:
-                self._task = loop.create_task(_go_on(drain, waiting))
+            self._task = asyncio.get_running_loop().create_task(self._drain())
         return await future
 
     async def close(self) -> None:
@@ -256,24 +244,6 @@ class Writer(Generic[Tx]):
         if self._conn.in_transaction:
             with contextlib.suppress(sqlite3.Error):
                 self._conn.execute("ROLLBACK")
-
-
-async def _go_on(coro: Coroutine[Any, Any, None], waiting: Any) -> None:
-    """Run `coro` on from where it stopped, waiting for what it yielded (a future, or None: one turn of
-    the loop): what a task does with the coroutine it runs, for one begun outside any task."""
-    while True:
-        if waiting is None:
-            await asyncio.sleep(0)
-        else:
-            # As a task does: take the future's "a task waits on me" mark (the coroutine set it when it
-            # yielded the future), wait for it, and let the coroutine read the outcome itself.
-            waiting._asyncio_future_blocking = False
-            with contextlib.suppress(BaseException):
-                await waiting
-        try:
-            waiting = coro.send(None)
-        except StopIteration:
-            return
 
 
 def _checkpoint(conn: sqlite3.Connection) -> None:
