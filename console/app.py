@@ -27,7 +27,8 @@ from console import messages
 from console.actions import bindings
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
-from console.client.paging import all_pages
+from console.client.paging import Change, all_pages
+from console.client.wire import RunSummary
 from console.commands import RegistryCommands
 from console.config import ConsoleConfig
 from console.documents import Documents
@@ -36,13 +37,15 @@ from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.notices import NoticeLog
 from console.palette import Palette
-from console.refresh import Backoff, Lists, is_retry
+from console.panes.runs import RunsQuery
+from console.refresh import Backoff, EndedRuns, Lists, is_retry
 from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.widgets.live_table import STOPPABLE, StopRequested
+from console.widgets.virtual_table import Window
 
 T = TypeVar("T")
 
@@ -87,6 +90,9 @@ class ApcApp(Scoped, App[None]):
         self._last_error = ""
         self._lists: Lists | None = None
         self._processes_read = False
+        self.process_names: set[str] = set()
+        """Published process names, read once (the runs search knows them)."""
+        self.ended_runs = EndedRuns()
         self.backoff = Backoff(self.config.refresh_seconds)
         self.calls_paused = 0
         """Ticks skipped while paused (a paused console reads nothing)."""
@@ -180,7 +186,8 @@ class ApcApp(Scoped, App[None]):
             return
         main, now = self.main, self.now()
         main.work.redraw(now, self.palette)
-        main.runs.redraw(self.palette)
+        if main.built("runs"):
+            main.runs.redraw(self.palette)
         self.update_status()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -229,8 +236,9 @@ class ApcApp(Scoped, App[None]):
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
-        the runs list too. The processes are read once (the runs search knows their names), and again
-        with their documents while their tab is shown."""
+        the runs list too (its first page when its tab was never shown: for the news of runs that
+        end). The processes are read once (the runs search knows their names), and again with their
+        documents while their tab is shown."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -244,7 +252,9 @@ class ApcApp(Scoped, App[None]):
             processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
             self._processes_read = error is None
             if error is None:
-                main.runs.process_names = {p["name"] for p in processes}
+                self.process_names = {p["name"] for p in processes}
+                if main.built("runs"):
+                    main.runs.process_names = self.process_names
             if error is None and shown:  # the documents (their maps) only for the tab that shows them
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
@@ -260,13 +270,17 @@ class ApcApp(Scoped, App[None]):
             return changed, error
 
         async def read_runs() -> tuple[bool, Failure | None]:
-            if not (full or main.active_tab == "runs" or not main.runs.loaded):
+            if not (full or main.active_tab == "runs" or not lists.runs.started):
                 return False, None
-            runs_args, problems = main.runs.query_arguments()
+            built = main.built("runs")
+            runs_args, problems = main.runs.query_arguments() if built else (RunsQuery(), [])
             lists.filter_runs(runs_args)
-            changed, error = await lists.visible(lists.runs, main.runs.table.window, head=True)
-            if error is None or lists.runs.started:
-                main.runs.show(lists.runs, lists.runs.more, self.palette, problems)
+            window = main.runs.table.window if built else Window(0, -1)
+            changed, error = await lists.visible(lists.runs, window, head=True)
+            changes = lists.runs.take_changes()
+            self._tell_ended(changes)
+            if main.built("runs") and (error is None or lists.runs.started):
+                main.runs.show(lists.runs, lists.runs.more, self.palette, problems, changes)
             return changed, error
 
         # the two lists side by side: the first screen waits for the slower read, not for both
@@ -283,6 +297,12 @@ class ApcApp(Scoped, App[None]):
             if error is not None:
                 self.report_error(source, error)
         self.update_status()
+
+    def _tell_ended(self, changes: list[Change[RunSummary]]) -> None:
+        news = self.ended_runs.news(changes)
+        if news is not None:
+            text, count = news
+            self.toast(text, live=True, group="runs ended", count=count)
 
     async def load_rows(self, message: messages.RowsWanted) -> None:
         """Rows scrolled to (read the pages they are on), or `G`: every page to the end, with progress."""
@@ -462,6 +482,10 @@ class ApcApp(Scoped, App[None]):
         """A tab shown (built, the first time, by the screen): fill it from what there is, read its list."""
         if event.pane.id == "activity":
             self.show_notices()
+        elif event.pane.id == "runs" and self._lists is not None and not self.main.runs.loaded:
+            self.main.runs.process_names = self.process_names
+            self._show_list("runs")
+            self.call_after_refresh(self.reload_soon)
         elif event.pane.id == "processes":
             self.call_after_refresh(self.reload_soon)  # once laid out: the rows on screen are known
 
