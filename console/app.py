@@ -49,13 +49,13 @@ from console.widgets.virtual_table import Window
 
 T = TypeVar("T")
 
-GC_THRESHOLDS = (5000, 20, 100)
+GC_THRESHOLDS = (1000, 5, 1000)
 """Python's collector while the console runs (its default is 700, 10, 10). A collection stops every
-thread, the engine's and the demo's too, for as long as it walks what it collects: 20-50 ms for the
-whole heap of a demo on 10,000 items, every couple of refreshes, which made the worst frame. The
+thread, the engine's and the demo's too, for as long as it walks what it collects: with a demo on
+100,000 items the whole heap took 50-240 ms, every few refreshes, and made the worst frames. The
 heap as it stands at start-up and once the first page is drawn is frozen (left out; `on_unmount`
-lets it back in), and collections come less often: the youngest after 5,000 new objects, the whole
-heap after 2,000 of those."""
+lets it back in); the middle generation is collected while it is small (every 5 young collections:
+a few ms), and the whole heap after 5,000 young collections instead of 100."""
 
 
 class ApcApp(Scoped, App[None]):
