@@ -169,8 +169,9 @@ class ApcApp(Scoped, App[None]):
         self.call_after_refresh(self._up)
 
     def _up(self) -> None:
-        """The first screen is written."""
+        """The first screen is written: its rows are dated now (a read per run), then the extra tabs built."""
         self.ready.set()
+        self.run_worker(self._date_work(), group="date")
         self.run_worker(self.main.build_extra_panes(), group="build")
 
     async def on_unmount(self) -> None:
@@ -276,7 +277,8 @@ class ApcApp(Scoped, App[None]):
             changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
-                await self._date_work()
+                if self.ready.is_set():  # the first screen is written before its rows are dated (`_up`)
+                    await self._date_work()
             return changed, error
 
         async def read_runs() -> tuple[bool, Failure | None]:
