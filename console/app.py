@@ -169,10 +169,17 @@ class ApcApp(Scoped, App[None]):
         self.call_after_refresh(self._up)
 
     def _up(self) -> None:
-        """The first screen is written: its rows are dated now (a read per run), then the extra tabs built."""
+        """The first screen is written: what it did not wait for is read now, the extra tabs built."""
         self.ready.set()
-        self.run_worker(self._date_work(), group="date")
+        self.run_worker(self._after_first_screen(), group="start")
         self.run_worker(self.main.build_extra_panes(), group="build")
+
+    async def _after_first_screen(self) -> None:
+        """What the first screen did not wait for: its rows' dates, the runs list's first page."""
+        _, error = (await asyncio.gather(self._date_work(), self._read_runs(full=True)))[1]
+        if error is not None:
+            self.report_error("runs", error)
+        self.update_status()
 
     async def on_unmount(self) -> None:
         gc.unfreeze()
@@ -247,9 +254,8 @@ class ApcApp(Scoped, App[None]):
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
-        the runs list too (its first page when its tab was never shown: for the news of runs that
-        end). The processes are read once (the runs search knows their names), and again with their
-        documents while their tab is shown."""
+        the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
+        search knows their names), and again with their documents while their tab is shown."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -259,7 +265,7 @@ class ApcApp(Scoped, App[None]):
             self.update_status()
             return
         shown = main.active_tab == "processes" and main.built("processes")
-        if shown or not self._processes_read:
+        if shown or (main.built("runs") and not self._processes_read):
             processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
             self._processes_read = error is None
             if error is None:
@@ -281,23 +287,9 @@ class ApcApp(Scoped, App[None]):
                     await self._date_work()
             return changed, error
 
-        async def read_runs() -> tuple[bool, Failure | None]:
-            if not (full or main.active_tab == "runs" or not lists.runs.started):
-                return False, None
-            built = main.built("runs")
-            runs_args, problems = main.runs.query_arguments() if built else (RunsQuery(), [])
-            lists.filter_runs(runs_args)
-            window = main.runs.table.window if built else Window(0, -1)
-            changed, error = await lists.visible(lists.runs, window, head=True)
-            changes = lists.runs.take_changes()
-            self._tell_ended(changes)
-            if main.built("runs") and (error is None or lists.runs.started):
-                main.runs.show(lists.runs, lists.runs.more, self.palette, problems, changes)
-            return changed, error
-
         # the two lists side by side: the first screen waits for the slower read, not for both
         (work_changed, work_error), (runs_changed, runs_error) = await asyncio.gather(
-            read_work(), read_runs()
+            read_work(), self._read_runs(full=full)
         )
         changed = work_changed or runs_changed
         if isinstance(self.screen, RunScreen):
@@ -309,6 +301,25 @@ class ApcApp(Scoped, App[None]):
             if error is not None:
                 self.report_error(source, error)
         self.update_status()
+
+    async def _read_runs(self, *, full: bool) -> tuple[bool, Failure | None]:
+        """The runs list when it is shown or on a full reload, else its first page once (the runs that
+        end are told against it); nothing for the first screen, which shows the work queue only."""
+        main, lists = self.main, self.lists
+        built = main.built("runs")
+        if not (built or self.ready.is_set()):
+            return False, None
+        if not (full or main.active_tab == "runs" or not lists.runs.started):
+            return False, None
+        runs_args, problems = main.runs.query_arguments() if built else (RunsQuery(), [])
+        lists.filter_runs(runs_args)
+        window = main.runs.table.window if built else Window(0, -1)
+        changed, error = await lists.visible(lists.runs, window, head=True)
+        changes = lists.runs.take_changes()
+        self._tell_ended(changes)
+        if main.built("runs") and (error is None or lists.runs.started):
+            main.runs.show(lists.runs, lists.runs.more, self.palette, problems, changes)
+        return changed, error
 
     def _tell_ended(self, changes: list[Change[RunSummary]]) -> None:
         news = self.ended_runs.news(changes)
@@ -379,7 +390,8 @@ class ApcApp(Scoped, App[None]):
         main = self.main
         work, runs = self.lists.work, self.lists.runs
         text.append(f" · work {len(work.keys):,}{'+' if work.more else ''}")
-        text.append(f" · runs {len(runs.keys):,}{'+' if runs.more and runs.started else ''}")
+        if runs.started:  # read once the first screen is up
+            text.append(f" · runs {len(runs.keys):,}{'+' if runs.more else ''}")
         if not self.live:
             text.append(" · manual refresh")
         elif self.paused:

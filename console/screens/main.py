@@ -152,4 +152,5 @@ class MainScreen(Screen[None]):
             await self.build(pane.id)
 
     def set_status(self, text: Text) -> None:
-        self.query_one("#status", Static).update(text, layout=False)  # one line: no layout
+        for status in self.query("#status").results(Static):  # none once the console is closing
+            status.update(text, layout=False)  # one line: no layout

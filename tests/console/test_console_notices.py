@@ -70,6 +70,8 @@ async def test_runs_that_end_are_told_while_the_runs_tab_was_never_built(
     app = make_app(client, clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
+        await app.workers.wait_for_complete()  # the runs list's first page, read after the first screen
+        assert app.lists.runs.started and not app.main.built("runs")
         for number, run_id in enumerate(runs):
             await engine.call(OPS, "cancel", {"runId": run_id, "reason": "Gone.", "requestId": f"c-{number}"})
         await app.reload_all()
