@@ -2,13 +2,20 @@
 demo (engine, endpoint, agents, people, events, a stream of runs) on its own thread as `apc demo` runs
 it, and N approvals for the operator seeded in bulk through the store (`bench/seed.py`).
 
-For each size: time to the first frame written (from app start, and with the app up, the queue read
-and drawn again from nothing), the worst frame of a live refresh tick in which 1% of the runs changed
+For each size: time to the first frame written, and the worst frame of a live refresh tick in which 1% of the runs changed
 (cancelled: their items leave), and the latency of `j` pressed while a refresh runs, from the key
 sent to the frame showing the moved cursor written (`Frames`: where Textual hands a frame to its
 driver). A refresh frame is the longest the event loop could not handle input (measured by a
 heartbeat task), so the console's share of the engine's reads counts too. Beside each, the same figure for the old approach: a
 plain DataTable holding every row, refreshed by `clear()` + `add_rows()` (kept here only).
+
+First render, three ways. "From app start" counts from entering the app (`run_test`; the imports,
+the demo's opening and the seed are before it) to the frame showing the first page of the queue
+written, as `apc demo` starts: the demo begins once that frame is out (`begin_when_up`). "Demo
+running" is the same for a second console opened on the demo after it has run a few seconds. "App
+up" is the queue read and drawn again from nothing, the app being up: the console's own part.
+Beside them, the floor Textual sets: a bare Textual app with one Static, from app start to its
+first frame, measured in the same run.
 
 The old DataTable takes minutes per refresh at 100,000 rows (hours for the whole run), so it is
 measured only at sizes up to `--old-up-to` (10,000 by default); larger sizes print no old figure and
@@ -35,17 +42,21 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from textual._compositor import CompositorUpdate
 from textual.app import App, ComposeResult
-from textual.widgets import DataTable
+from textual.widgets import DataTable, Static
 
 from bench.seed import publish_approval, seed_approvals
+from console.app import ApcApp
 from console.client.engine_thread import EngineThread
 from console.demo.org import ROLES
 from console.demo.people import PeopleBehaviour
 from console.demo.system import DemoSettings, DemoSystem
-from console.demo.ui import build_app
+from console.demo.ui import begin, begin_when_up, build_app
 from console.panes.work import COLUMNS
 
 SIZE = (160, 48)
+STARTED_SECONDS = 3.0
+"""How long the demo runs after its start before the rest is measured: its start-up (agents
+connecting, the first burst of runs) is over, as it was when the demo started before the console."""
 START = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
 
 
@@ -133,7 +144,8 @@ class Stalls:
 async def demo_world(count: int) -> AsyncIterator[tuple[DemoSystem, EngineThread, list[str]]]:
     """A live demo on a thread of its own, as `apc demo` runs it (agents, people, events and a stream
     of runs at 90x), with `count` approvals seeded in bulk for a demo group the operator is in (its
-    demo people decide some of them as the bench runs, as they would)."""
+    demo people decide some of them as the bench runs, as they would). The demo is opened, not
+    started: the caller starts it (`begin`) as `apc demo` does."""
     thread = EngineThread("bench-demo")
     settings = DemoSettings(port=0, people=PeopleBehaviour(play_operator=False))
     try:
@@ -145,16 +157,11 @@ async def demo_world(count: int) -> AsyncIterator[tuple[DemoSystem, EngineThread
                 return await seed_approvals(system.engine, system.clock, count)
 
             ids = await thread.run(seed())
-            await thread.run(_start(system))
             yield system, thread, ids
         finally:
             await thread.run(system.close())
     finally:
         await thread.stop()
-
-
-async def _start(system: DemoSystem) -> None:
-    system.start()
 
 
 class Frames:
@@ -191,18 +198,42 @@ class Frames:
 Figures = tuple[float, float, float, float, float, float]
 
 
-async def console_figures(count: int, ticks: int) -> Figures:
+class Bare(App[None]):
+    def compose(self) -> ComposeResult:
+        yield Static("Hello")
+
+
+async def bare_first_render() -> float:
+    """A bare Textual app with one Static: from app start to its first frame written."""
+    app = Bare()
+    frames = Frames(app)
+    started = time.perf_counter()
+    async with app.run_test(size=SIZE):
+        shown, _ = await frames.first_showing(lambda: True)
+    return shown - started
+
+
+def console_app(system: DemoSystem, thread: EngineThread) -> ApcApp:
+    app = build_app(system, thread.run)
+    app.live = False  # the bench drives the ticks
+    app.animation_level = "none"
+    return app
+
+
+async def console_figures(count: int, ticks: int) -> tuple[Figures, float]:
+    """The figures, and the first render from app start of a console opened on the running demo."""
     started = time.perf_counter()
     async with demo_world(count) as (system, thread, ids):
         print(f"  seeded {count:,} runs in {time.perf_counter() - started:.1f} s", file=sys.stderr)
-        app = build_app(system, thread.run)
-        app.live = False  # the bench drives the ticks
-        app.animation_level = "none"
+        app = console_app(system, thread)
         frames = Frames(app)
+        starting = asyncio.create_task(begin_when_up(app, lambda: thread.run(begin(system))))
         started = time.perf_counter()
         async with app.run_test(size=SIZE) as pilot:
             await app.ready.wait()  # set after the frame showing the first page
             first = time.perf_counter() - started
+            await starting
+            await asyncio.sleep(STARTED_SECONDS)
             table = app.main.work.table
             # the queue read and drawn again from nothing, the app being up: the console's own part
             app.lists.forget()
@@ -235,7 +266,12 @@ async def console_figures(count: int, ticks: int) -> Figures:
                 shown, shown_cpu = await frames.first_showing(lambda below=below: table.current_key == below)  # type: ignore[misc]
                 latency, latency_cpu = max(latency, shown - began), max(latency_cpu, shown_cpu - began_cpu)
                 await app.workers.wait_for_complete()
-    return first, reread, worst, worst_cpu, latency, latency_cpu
+        again = console_app(system, thread)
+        started = time.perf_counter()
+        async with again.run_test(size=SIZE):
+            await again.ready.wait()
+            running = time.perf_counter() - started
+    return (first, reread, worst, worst_cpu, latency, latency_cpu), running
 
 
 async def cancel(system: DemoSystem, run_ids: list[str]) -> None:
@@ -335,12 +371,23 @@ async def main() -> None:
     found: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {}
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for size in sizes:
-        ours = await console_figures(size, options.ticks)
+        bare = await bare_first_render()
+        ours, running = await console_figures(size, options.ticks)
         print(
             f"# {size:,} open work items at {SIZE[0]}x{SIZE[1]}, embedded, {options.ticks} ticks of 1% changed"
         )
         for label, mine in zip(LABELS, ours, strict=True):
             print(f"virtual table {label} {size}: {mine * 1000:.1f} ms", flush=True)
+        print(f"virtual table first render from app start, demo running {size}: {running * 1000:.1f} ms")
+        print(f"bare Textual app first render from app start {size}: {bare * 1000:.1f} ms")
+        print(
+            f"ratio virtual table / bare Textual app first render from app start {size}: {ours[0] / bare:.2f}"
+        )
+        print(
+            f"ratio virtual table / bare Textual app first render from app start, demo running {size}: "
+            f"{running / bare:.2f}",
+            flush=True,
+        )
         measured = [s for s in found if s <= options.old_up_to]
         theirs: tuple[float, ...]
         if size <= options.old_up_to or not measured:

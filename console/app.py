@@ -28,7 +28,8 @@ from console import messages
 from console.actions import bindings
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
-from console.client.paging import all_pages
+from console.client.paging import Change, all_pages
+from console.client.wire import RunSummary
 from console.commands import RegistryCommands
 from console.config import ConsoleConfig
 from console.documents import Documents
@@ -37,15 +38,25 @@ from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.notices import NoticeLog
 from console.palette import Palette
-from console.refresh import Backoff, Lists, is_retry
+from console.panes.runs import RunsQuery
+from console.refresh import Backoff, EndedRuns, Lists, is_retry
 from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.widgets.live_table import STOPPABLE, StopRequested
+from console.widgets.virtual_table import Window
 
 T = TypeVar("T")
+
+GC_THRESHOLDS = (1000, 5, 1000)
+"""Python's collector while the console runs (its default is 700, 10, 10). A collection stops every
+thread, the engine's and the demo's too, for as long as it walks what it collects: with a demo on
+100,000 items the whole heap took 50-240 ms, every few refreshes, and made the worst frames. The
+heap as it stands at start-up and once the first page is drawn is frozen (left out; `on_unmount`
+lets it back in); the middle generation is collected while it is small (every 5 young collections:
+a few ms), and the whole heap after 5,000 young collections instead of 100."""
 
 
 class ApcApp(Scoped, App[None]):
@@ -84,10 +95,15 @@ class ApcApp(Scoped, App[None]):
         self.last_refresh: datetime | None = None
         self._flows: Flows | None = None
         self._timer: Timer | None = None
+        self._gc_thresholds = gc.get_threshold()
+        """The collector's thresholds before the console, put back when it closes."""
         self.notices = NoticeLog()
         self._last_error = ""
         self._lists: Lists | None = None
         self._processes_read = False
+        self.process_names: set[str] = set()
+        """Published process names, read once (the runs search knows them)."""
+        self.ended_runs = EndedRuns()
         self.backoff = Backoff(self.config.refresh_seconds)
         self.calls_paused = 0
         """Ticks skipped while paused (a paused console reads nothing)."""
@@ -115,6 +131,8 @@ class ApcApp(Scoped, App[None]):
         return clock.now() if clock is not None else datetime.now(UTC)
 
     async def on_mount(self) -> None:
+        gc.set_threshold(*GC_THRESHOLDS)
+        gc.freeze()  # what stood before the console (the engine, what it holds) is left out of collections
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         wanted = self.config.theme or DEFAULT_THEME
@@ -144,10 +162,7 @@ class ApcApp(Scoped, App[None]):
             self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
         self._lists = Lists(self.client)
         await self.reload_all()
-        # A full collection stops every thread (the engine's too) while it walks the heap: 200 ms with
-        # a demo on 100,000 items. What stands now (Textual, the engine, the first pages) is kept out of
-        # it; `on_unmount` lets it back in.
-        gc.freeze()
+        gc.freeze()  # and what stands now: Textual, the first pages
         if self.live:
             self._arm()
         if self.live and self.session.watch is not None:
@@ -155,12 +170,21 @@ class ApcApp(Scoped, App[None]):
         self.call_after_refresh(self._up)
 
     def _up(self) -> None:
-        """The first screen is written."""
+        """The first screen is written: what it did not wait for is read now, the extra tabs built."""
         self.ready.set()
+        self.run_worker(self._after_first_screen(), group="start")
         self.run_worker(self.main.build_extra_panes(), group="build")
+
+    async def _after_first_screen(self) -> None:
+        """What the first screen did not wait for: its rows' dates, the runs list's first page."""
+        _, error = (await asyncio.gather(self._date_work(), self._read_runs(full=True)))[1]
+        if error is not None:
+            self.report_error("runs", error)
+        self.update_status()
 
     async def on_unmount(self) -> None:
         gc.unfreeze()
+        gc.set_threshold(*self._gc_thresholds)
         if self.session is not None and self.session.close is not None:
             await self.session.close()
 
@@ -181,7 +205,8 @@ class ApcApp(Scoped, App[None]):
             return
         main, now = self.main, self.now()
         main.work.redraw(now, self.palette)
-        main.runs.redraw(self.palette)
+        if main.built("runs"):
+            main.runs.redraw(self.palette)
         self.update_status()
 
     def on_descendant_focus(self, event: events.DescendantFocus) -> None:
@@ -237,8 +262,8 @@ class ApcApp(Scoped, App[None]):
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
-        the runs list too. The processes are read once (the runs search knows their names), and again
-        with their documents while their tab is shown."""
+        the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
+        search knows their names), and again with their documents while their tab is shown."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -248,11 +273,13 @@ class ApcApp(Scoped, App[None]):
             self.update_status()
             return
         shown = main.active_tab == "processes" and main.built("processes")
-        if shown or not self._processes_read:
+        if shown or (main.built("runs") and not self._processes_read):
             processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
             self._processes_read = error is None
             if error is None:
-                main.runs.process_names = {p["name"] for p in processes}
+                self.process_names = {p["name"] for p in processes}
+                if main.built("runs"):
+                    main.runs.process_names = self.process_names
             if error is None and shown:  # the documents (their maps) only for the tab that shows them
                 documents = self.flows.documents
                 found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
@@ -264,22 +291,13 @@ class ApcApp(Scoped, App[None]):
             changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
-                await self._date_work()
-            return changed, error
-
-        async def read_runs() -> tuple[bool, Failure | None]:
-            if not (full or main.active_tab == "runs" or not main.runs.loaded):
-                return False, None
-            runs_args, problems = main.runs.query_arguments()
-            lists.filter_runs(runs_args)
-            changed, error = await lists.visible(lists.runs, main.runs.table.window, head=True)
-            if error is None or lists.runs.started:
-                main.runs.show(lists.runs, lists.runs.more, self.palette, problems)
+                if self.ready.is_set():  # the first screen is written before its rows are dated (`_up`)
+                    await self._date_work()
             return changed, error
 
         # the two lists side by side: the first screen waits for the slower read, not for both
         (work_changed, work_error), (runs_changed, runs_error) = await asyncio.gather(
-            read_work(), read_runs()
+            read_work(), self._read_runs(full=full)
         )
         changed = work_changed or runs_changed
         if isinstance(self.screen, RunScreen):
@@ -291,6 +309,31 @@ class ApcApp(Scoped, App[None]):
             if error is not None:
                 self.report_error(source, error)
         self.update_status()
+
+    async def _read_runs(self, *, full: bool) -> tuple[bool, Failure | None]:
+        """The runs list when it is shown or on a full reload, else its first page once (the runs that
+        end are told against it); nothing for the first screen, which shows the work queue only."""
+        main, lists = self.main, self.lists
+        built = main.built("runs")
+        if not (built or self.ready.is_set()):
+            return False, None
+        if not (full or main.active_tab == "runs" or not lists.runs.started):
+            return False, None
+        runs_args, problems = main.runs.query_arguments() if built else (RunsQuery(), [])
+        lists.filter_runs(runs_args)
+        window = main.runs.table.window if built else Window(0, -1)
+        changed, error = await lists.visible(lists.runs, window, head=True)
+        changes = lists.runs.take_changes()
+        self._tell_ended(changes)
+        if main.built("runs") and (error is None or lists.runs.started):
+            main.runs.show(lists.runs, lists.runs.more, self.palette, problems, changes)
+        return changed, error
+
+    def _tell_ended(self, changes: list[Change[RunSummary]]) -> None:
+        news = self.ended_runs.news(changes)
+        if news is not None:
+            text, count = news
+            self.toast(text, live=True, group="runs ended", count=count)
 
     async def load_rows(self, message: messages.RowsWanted) -> None:
         """Rows scrolled to (read the pages they are on), or `G`: every page to the end, with progress."""
@@ -355,7 +398,8 @@ class ApcApp(Scoped, App[None]):
         main = self.main
         work, runs = self.lists.work, self.lists.runs
         text.append(f" · work {len(work.keys):,}{'+' if work.more else ''}")
-        text.append(f" · runs {len(runs.keys):,}{'+' if runs.more and runs.started else ''}")
+        if runs.started:  # read once the first screen is up
+            text.append(f" · runs {len(runs.keys):,}{'+' if runs.more else ''}")
         if not self.live:
             text.append(" · manual refresh")
         elif self.paused:
@@ -470,6 +514,10 @@ class ApcApp(Scoped, App[None]):
         """A tab shown (built, the first time, by the screen): fill it from what there is, read its list."""
         if event.pane.id == "activity":
             self.show_notices()
+        elif event.pane.id == "runs" and self._lists is not None and not self.main.runs.loaded:
+            self.main.runs.process_names = self.process_names
+            self._show_list("runs")
+            self.call_after_refresh(self.reload_soon)
         elif event.pane.id == "processes":
             self.call_after_refresh(self.reload_soon)  # once laid out: the rows on screen are known
 

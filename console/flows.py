@@ -212,23 +212,24 @@ class Flows:
         rest. The answers are told even when the worker is cancelled (`esc`), which it then still is."""
         app = self.app
         results: list[tuple[str, Envelope[CancelResult]]] = []
-        pane = app.main.runs
+        pane = app.main.runs if app.main.built("runs") else None
         try:
             for run_id in run_ids:
-                if len(run_ids) > 1:
+                if len(run_ids) > 1 and pane is not None:
                     pane.progress = f"cancelling {len(results) + 1:,} of {len(run_ids):,}… (esc stops)"
                     pane.show_status()
                 answer = await app.client.cancel(run_id, reason)
                 results.append((run_id, answer))
                 if answer["ok"]:
-                    pane.cancelled_here.add(run_id)
+                    app.ended_runs.cancelled_here.add(run_id)
         except BaseException:
             self.tell_cancelled(run_ids, results)
             app.reload_soon()
             raise
         finally:
-            pane.progress = ""
-            pane.show_status()
+            if pane is not None:
+                pane.progress = ""
+                pane.show_status()
         await app.reload_all()
         self.tell_cancelled(run_ids, results)
 
@@ -253,7 +254,8 @@ class Flows:
                 error = answer["error"]
                 app.toast(f"{run_id} not cancelled: {error['code']}: {error['message']}", severity="error")
         done = {run_id for run_id, answer in results if answer["ok"]}
-        app.main.runs.unmark(done)
+        if app.main.built("runs"):
+            app.main.runs.unmark(done)
         failed = len(results) - len(done)
         summary = f"{len(done)} of {len(run_ids)} cancelled, {failed} failed"
         if len(results) < len(run_ids):

@@ -16,9 +16,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from console.client.envelope import error_code
-from console.client.paging import KEEP_PAGES, PAGE, Page, PagedList
+from console.client.paging import KEEP_PAGES, PAGE, Change, Page, PagedList
 from console.client.wire import Envelope, Failure, ListRunsResult, PersonWorkEntry, RunSummary
-from console.panes.runs import RunsQuery, run_key
+from console.panes.runs import OVER, RunsQuery, run_key
 from console.panes.work import item_key
 from console.widgets.virtual_table import Window
 
@@ -192,6 +192,36 @@ class Lists:
     @staticmethod
     def _changed(pages: PagedList[Any]) -> bool:
         return any(is_new or before != after for before, after, is_new in pages.changes)
+
+
+@dataclass
+class EndedRuns:
+    """News of runs that ended, from every read of the runs list, whether its tab was ever shown:
+    one line for the runs that ended since the last read (`5 runs ended`, the notice log joins it with
+    the reads before), so a busy server does not bury the screen."""
+
+    cancelled_here: set[str] = field(default_factory=set)
+    """Runs this console cancelled: their end is told by the cancel, not again as news."""
+
+    def news(self, changes: Sequence[Change[RunSummary]]) -> tuple[str, int] | None:
+        """The line to tell and how many runs it stands for, or None when none ended."""
+        ended = [
+            run
+            for before, run, _ in changes
+            if before is not None
+            and before["state"] not in OVER
+            and run["state"] in OVER
+            and run["id"] not in self.cancelled_here
+        ]
+        self.cancelled_here -= {run["id"] for _, run, _ in changes if run["state"] in OVER}
+        if not ended:
+            return None
+        if len(ended) == 1:
+            run = ended[0]
+            outcome = f": {run['outcome']}" if run["outcome"] else ""
+            return f"Run {run['id']} {run['state']}{outcome} ({run['process']})", 1
+        outcomes = ", ".join(run["outcome"] or run["state"] for run in ended)
+        return f"{len(ended)} runs ended ({outcomes})", len(ended)
 
 
 def is_retry(failure: Failure | None) -> bool:

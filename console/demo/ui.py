@@ -4,12 +4,15 @@ The console runs embedded on the demo engine as the operator (in every group, re
 the endpoint tab shows the demo's MCP endpoint with a spare agent token for an agent of one's own.
 The demo (engine, endpoint, agents, people, events, story) runs on an event loop of its own thread
 (`EngineThread`), so the console's loop draws and takes keys while the demo works; every call of the
-console and every presenter control is handed over to that loop.
+console and every presenter control is handed over to that loop. The demo starts once the console's
+first screen is written: its start-up (agents connecting, the first burst of runs) shares the
+interpreter with the console, and the operator would wait for it before seeing anything.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -24,7 +27,7 @@ from console.demo.system import DemoSettings, DemoSystem
 from console.session import EndpointInfo, ExtraPane, Session
 
 
-def notices(system: DemoSystem) -> list[str]:
+def notices(system: DemoSystem, story: Story | None) -> list[str]:
     shown = [
         f"Demo: {len(system.processes)} sample processes, {len(system.agents)} agents over MCP, "
         f"demo clock {system.settings.speed:g}x. You are the operator: escalations come to you."
@@ -38,8 +41,7 @@ def notices(system: DemoSystem) -> list[str]:
         f"Not published: {name}: {'; '.join(issues)}" for name, issues in sorted(system.refused.items())
     ]
     shown += [f"Demo relations: {problem}" for problem in system.relation_problems]
-    if system.story is not None:
-        story = system.story.story
+    if story is not None:
         shown.append(
             f"Story {story.name}: {story.title}. You are the {story.user}: each act is cued here and in the "
             "Demo agents tab when it is due."
@@ -59,8 +61,11 @@ class HoppedControls:
         return status
 
 
-def build_app(system: DemoSystem, hop: Hop[Any] = here) -> ApcApp:
-    """The console on `system`; `hop` hands a call over to the loop the demo runs on."""
+def build_app(system: DemoSystem, hop: Hop[Any] = here, story: Story | None = None) -> ApcApp:
+    """The console on `system`; `hop` hands a call over to the loop the demo runs on; `story`: the
+    story it plays or is about to play (else the one playing, if any)."""
+    if story is None and system.story is not None:
+        story = system.story.story
     presenter = ConsolePresenter(HoppedControls(system.presenter, hop), system.speed)
     session = Session(
         client=LocalClient(system.engine, system.operator, hop=hop),
@@ -69,7 +74,7 @@ def build_app(system: DemoSystem, hop: Hop[Any] = here) -> ApcApp:
         endpoint=EndpointInfo(
             system.server.url, GUEST_AGENT, system.org.tokens[GUEST_AGENT], system.data_dir
         ),
-        notices=notices(system),
+        notices=notices(system, story),
         presenter=presenter,
     )
     pane = ExtraPane("demo", "Demo agents", lambda: DemoPane(presenter))
@@ -86,8 +91,12 @@ async def run_ui(settings: DemoSettings, story: Story | None = None) -> int:
     try:
         system = await thread.run(DemoSystem.open(settings))
         try:
-            await thread.run(_begin(system, story))
-            await build_app(system, thread.run).run_async()
+            app = build_app(system, thread.run, story)
+            starting = asyncio.create_task(begin_when_up(app, lambda: thread.run(begin(system, story))))
+            try:
+                await app.run_async()
+            finally:
+                starting.cancel()
         finally:
             await thread.run(system.close())
     finally:
@@ -95,7 +104,13 @@ async def run_ui(settings: DemoSettings, story: Story | None = None) -> int:
     return 0
 
 
-async def _begin(system: DemoSystem, story: Story | None) -> None:
+async def begin_when_up(app: ApcApp, start: Callable[[], Awaitable[None]]) -> None:
+    """`start` the demo once the console's first screen is written."""
+    await app.ready.wait()
+    await start()
+
+
+async def begin(system: DemoSystem, story: Story | None = None) -> None:
     """On the demo's loop: start every part of the demo, and the story when one is played."""
     system.start()
     if story is not None:

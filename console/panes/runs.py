@@ -103,8 +103,6 @@ class RunsPane(Scoped, Vertical):
         """Rows that arrived above the view while the cursor stayed on its run."""
         self.run_chars = unique_prefix(())
         """Characters of a run id shown: enough to tell apart every run loaded."""
-        self.cancelled_here: set[str] = set()
-        """Runs this console cancelled: their end is told by the cancel, not again as news."""
 
     def compose(self) -> ComposeResult:
         with Horizontal(classes="filters"):
@@ -152,9 +150,11 @@ class RunsPane(Scoped, Vertical):
         more: bool,
         palette: Palette,
         problems: list[str],
+        changes: list[Change[RunSummary]] | None = None,
     ) -> None:
-        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more).
-        A read that ends after the console began to close is left alone."""
+        """Take a fresh read: the paged list, or a list read whole (`more`: the server holds more);
+        `changes`: the list's changes when the caller took them (to tell of runs that ended), else
+        the pane takes them. A read that ends after the console began to close is left alone."""
         if not self.is_attached:
             return
         if isinstance(runs, PagedList):
@@ -164,9 +164,8 @@ class RunsPane(Scoped, Vertical):
             pages.replace(runs)
             if more:
                 pages.more_on_server()
-        changes = pages.take_changes()
-        if self.loaded:
-            self._announce_ended(changes)
+        if changes is None:
+            changes = pages.take_changes()
         self.pages = pages
         self.runs = KeptRows(pages)
         if not self.loaded or any(
@@ -191,27 +190,6 @@ class RunsPane(Scoped, Vertical):
                 "outcome": longest(run["outcome"] or "" for run in runs),
             }
         )
-
-    def _announce_ended(self, changes: list[Change[RunSummary]]) -> None:
-        """One notice for the runs that ended since the last read, joined with those of the reads before
-        (`5 runs ended`), so a busy server does not bury the screen."""
-        ended = [
-            run
-            for before, run, _ in changes
-            if before is not None
-            and before["state"] not in OVER
-            and run["state"] in OVER
-            and run["id"] not in self.cancelled_here
-        ]
-        self.cancelled_here -= {run["id"] for _, run, _ in changes if run["state"] in OVER}
-        if len(ended) == 1:
-            run = ended[0]
-            outcome = f": {run['outcome']}" if run["outcome"] else ""
-            text = f"Run {run['id']} {run['state']}{outcome} ({run['process']})"
-        else:
-            text = f"{len(ended)} runs ended ({', '.join(run['outcome'] or run['state'] for run in ended)})"
-        if ended:
-            self.post_message(Notice(text, live=True, group="runs ended", count=len(ended)))
 
     def _search_text(self) -> str:
         return self.query_one("#runs-search", Input).value.strip()

@@ -1,8 +1,9 @@
 """The main screen: a status line, the tabs (work, runs, processes, endpoint, extra panes), the footer.
 
-Only the work queue and the runs list (whose reads tell of runs that end) are built with the screen:
-the first screen is up sooner without the panes no one sees yet; each other tab is built the first
-time it is shown, and the tabs other parts of the product add once the first screen is up.
+Only the work queue is built with the screen: the first screen is up sooner without the panes no one
+sees yet; each other tab (the runs list too: the app tells of runs that end from its own reads) is
+built the first time it is shown, and the tabs other parts of the product add once the first screen
+is up.
 """
 
 from __future__ import annotations
@@ -68,17 +69,16 @@ class MainScreen(Screen[None]):
         self.clock = clock
         self.endpoint = endpoint
         self.extra_panes = list(extra_panes)
-        self._built = {"work", "runs"}
-        self._building = {"work", "runs"}
+        self._built = {"work"}
+        self._building = {"work"}
 
     def compose(self) -> ComposeResult:
-        """The work queue and the runs list; every other tab's content is built when first shown."""
+        """The work queue; every other tab's content is built when first shown."""
         yield Static("", id="status")
         with TabbedContent(id="tabs", initial="work"):
             with TabPane("Work", id="work"):
                 yield WorkPane(self.permissions, self.clock, id="work-pane")
-            with TabPane("Runs", id="runs"):  # read with the first screen: it tells of runs that end
-                yield RunsPane(self.permissions, id="runs-pane")
+            yield TabPane("Runs", id="runs")
             yield TabPane("Processes", id="processes")
             if self.endpoint is not None:
                 yield TabPane("Endpoint", id="endpoint")
@@ -89,6 +89,8 @@ class MainScreen(Screen[None]):
         yield Footer()
 
     def _content(self, tab: str) -> Widget:
+        if tab == "runs":
+            return RunsPane(self.permissions, id="runs-pane")
         if tab == "processes":
             return ProcessesPane(self.permissions, id="processes-pane")
         if tab == "activity":
@@ -150,4 +152,5 @@ class MainScreen(Screen[None]):
             await self.build(pane.id)
 
     def set_status(self, text: Text) -> None:
-        self.query_one("#status", Static).update(text, layout=False)  # one line: no layout
+        for status in self.query("#status").results(Static):  # none once the console is closing
+            status.update(text, layout=False)  # one line: no layout

@@ -77,12 +77,12 @@ async def test_bulk_cancel_of_marked_runs_reports_each_run(
             else f"{run_id} not cancelled: conflict: the run has ended"
             for run_id in marked
         ]
-        elsewhere = f"Run {runs[2]} cancelled (screening)"
-        assert app.toasts == [*told, "1 of 2 cancelled, 1 failed", elsewhere]
+        elsewhere = f"Run {runs[2]} cancelled (screening)"  # news of the read after the cancels
+        assert app.toasts == [elsewhere, *told, "1 of 2 cancelled, 1 failed"]
         assert shown(app, "#notice") == "1 of 2 cancelled, 1 failed"
         await press(pilot, "5")
         log = [line[9:] for line in shown(app, "#activity-text").splitlines()]
-        assert log == [elsewhere, "1 of 2 cancelled, 1 failed", *reversed(told)]
+        assert log == ["1 of 2 cancelled, 1 failed", *reversed(told), elsewhere]
         assert app.main.runs.marked == {runs[2]}
         states = {r: (await run_view(client, r))["run"]["state"] for r in runs}
         assert states == {runs[0]: "cancelled", runs[1]: "active", runs[2]: "cancelled"}

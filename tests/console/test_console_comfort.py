@@ -109,6 +109,7 @@ async def test_new_and_overdue_items_are_announced(
     app = make_app(client, clock)
     async with app.run_test(size=(120, 40)) as pilot:
         await app.ready.wait()
+        await settle(pilot)  # what the first screen did not wait for is read after it
         assert app.toasts == []
         second = await agent.start("screening", {"vendorName": "Bolt"})
         await agent.screen(second)

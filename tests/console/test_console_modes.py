@@ -71,6 +71,7 @@ async def test_read_only_hides_every_write(client: LocalClient, agent: Agent, cl
     app = make_app(client, clock, read_only=True)
     async with app.run_test(size=(160, 48)) as pilot:
         await app.ready.wait()
+        await settle(pilot)  # the runs list is read after the first screen
         assert shown(app, "#status") == (
             " ops@example.com (person, operator) · embedded · test · READ-ONLY · work 1 · runs 1"
             " · manual refresh · read 09:00:00"

@@ -63,6 +63,25 @@ async def test_runs_that_end_over_several_refreshes_are_one_notice(
         assert app.notices.entries[-1].count == 3
 
 
+async def test_runs_that_end_are_told_while_the_runs_tab_was_never_built(
+    client: LocalClient, agent: Agent, clock: ManualClock, engine: Engine
+) -> None:
+    runs = [await agent.start("screening", {"vendorName": name}) for name in ("A", "B")]
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await app.workers.wait_for_complete()  # the runs list's first page, read after the first screen
+        assert app.lists.runs.started and not app.main.built("runs")
+        for number, run_id in enumerate(runs):
+            await engine.call(OPS, "cancel", {"runId": run_id, "reason": "Gone.", "requestId": f"c-{number}"})
+        await app.reload_all()
+        await settle(pilot)
+        assert shown(app, "#notice") == "2 runs ended"
+        assert not app.main.built("runs")
+        await press(pilot, "2")
+        assert app.main.runs.table.keys == list(reversed(runs))
+
+
 def test_live_news_does_not_push_an_answer_off_the_status_line_for_a_few_seconds() -> None:
     log = NoticeLog()
     log.add(T0, "r_1 cancelled", moment=100.0)

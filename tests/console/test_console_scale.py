@@ -19,7 +19,7 @@ from console.session import Session
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import person
-from tests.console.console_support import make_app, make_client, press, settle, shown
+from tests.console.console_support import cells, make_app, make_client, press, settle, shown
 
 WHO = person("ops@example.com", operator=True)
 SIZE = (160, 48)
@@ -266,3 +266,32 @@ async def test_the_rows_on_screen_are_dated_once_each() -> None:
         await press(pilot, "j", "j")
         await app.reload_all(full=False)
         assert "get_run" not in server.calls, "a run already dated is not read again"
+
+
+class HeldDates(PageServer):
+    """Runs are read (to date the work items) only once `dates` is set."""
+
+    def __init__(self, work: int, runs: int) -> None:
+        super().__init__(work, runs)
+        self.dates = asyncio.Event()
+
+    async def call(self, tool: str, arguments: dict[str, Any]) -> Any:
+        if tool == "get_run":
+            await self.dates.wait()
+        return await super().call(tool, arguments)
+
+
+async def test_the_first_screen_is_written_before_its_rows_are_dated() -> None:
+    server = HeldDates(1_000, 10)
+    app = app_for(server)
+    async with app.run_test(size=SIZE) as pilot:
+        await asyncio.wait_for(app.ready.wait(), 10)
+        table = app.main.work.table
+        age = [column.key for column in table.columns_spec].index("age")
+        assert table.row_count == 100 and app.lists.updated == {}
+        assert [cell.plain for cell in cells(table, "r_000000/w_000000")][age] == ""
+        server.dates.set()
+        await app.workers.wait_for_complete()
+        await settle(pilot)
+        assert app.lists.updated["r_000000"] == "2026-10-06T09:00:00Z"
+        assert [cell.plain for cell in cells(table, "r_000000/w_000000")][age] != ""

@@ -11,7 +11,7 @@ from console.demo.pane import DemoPane
 from console.demo.people import PeopleBehaviour
 from console.demo.stories import load_story
 from console.demo.system import DemoSettings, DemoSystem
-from console.demo.ui import build_app
+from console.demo.ui import begin, begin_when_up, build_app
 from tests.demo.demo_support import until
 
 
@@ -96,5 +96,25 @@ async def test_a_story_plays_beside_the_console_and_cues_the_presenters_acts() -
             assert returned["ok"], returned
             await until(lambda: next(p for p in player.progress if p.moment.name == "return-lost-order").done)
             assert not any(c.startswith(cue) for c in player.cues), "done by the presenter: no longer cued"
+    finally:
+        await system.close()
+
+
+async def test_the_demo_starts_once_the_consoles_first_screen_is_written() -> None:
+    settings = DemoSettings(speed=3000, runs=3, port=0, people=PeopleBehaviour(play_operator=False))
+    system = await DemoSystem.open(settings)
+    try:
+        app = build_app(system)
+        seen: list[tuple[bool, int]] = []
+
+        async def start() -> None:
+            seen.append((app.ready.is_set(), len(system.starter.started)))
+            await begin(system)
+
+        starting = asyncio.create_task(begin_when_up(app, start))
+        async with app.run_test(size=(160, 40)):
+            await asyncio.wait_for(starting, 10)
+            assert seen == [(True, 0)]
+            await until(lambda: len(system.starter.started) == 3)
     finally:
         await system.close()
