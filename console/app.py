@@ -43,7 +43,7 @@ from console.refresh import Backoff, EndedRuns, Lists, is_retry
 from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
-from console.session import ExtraPane, Opener, Session
+from console.session import ExtraPane, Opener, OpenFailed, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.widgets.live_table import STOPPABLE, StopRequested
 from console.widgets.virtual_table import Window
@@ -145,7 +145,11 @@ class ApcApp(Scoped, App[None]):
 
     async def _start(self) -> None:
         if self.session is None and self._opener is not None:
-            self.session = await self._opener()
+            try:
+                self.session = await self._opener()
+            except OpenFailed as failed:
+                self.exit(return_code=1, message=f"apc: error: {failed}")
+                return
         assert self.session is not None
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)

@@ -15,22 +15,24 @@ import json
 import os
 import tempfile
 import tomllib
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from console.client.engine_thread import EngineThread
 from console.client.local import LocalClient
 from console.notices import ActivityFeed, route_engine_log
 from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
-from console.session import EndpointInfo, Session
+from console.session import EndpointInfo, OpenFailed, Session
 from engine.core import DB_FILE, Engine
-from engine.datafolder import FILE_MODE, default_data_dir, prepare
+from engine.datafolder import FILE_MODE, DataFolderInUse, default_data_dir, prepare
 from engine.document import load_path
 from engine.http.app import RunningServer, bind_socket, start_server
 from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
-from engine.org import OrgConfig, new_token
-from engine.store.base import AttemptResult, Delivery
+from engine.org import ConfigError, OrgConfig, new_token
+from engine.store.base import AttemptResult, Delivery, StoreUnavailable
+from engine.store.migrations import SchemaError
 
 __all__ = [
     "NoDataFolder",
@@ -132,6 +134,17 @@ def delivery_line(delivery: Delivery, result: AttemptResult) -> tuple[str, str]:
     return f"{what}: given up after {delivery.attempts} attempts ({result.error})", "error"
 
 
+@contextmanager
+def told_plainly() -> Iterator[None]:
+    """An error opening the data folder that its user can act on (not ours or at another schema, a
+    mistake in org.toml, a store that is down, a folder in use, a port taken) as OpenFailed, one
+    line; anything else keeps its traceback (a bug)."""
+    try:
+        yield
+    except (SchemaError, ConfigError, StoreUnavailable, DataFolderInUse, OSError) as error:
+        raise OpenFailed(str(error)) from error
+
+
 async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | None = None) -> Session:
     """Open the engine, publish the samples on first start, start the endpoint: a ready session.
 
@@ -139,12 +152,14 @@ async def open_embedded(data_dir: Path, samples: Path = SAMPLES, port: int | Non
     client hands every call over to it. `port` None takes the first free port from 8765; 0 any free
     port; another number exactly that one.
     """
-    org, _ = ensure_org(data_dir, samples)
+    with told_plainly():
+        org, _ = ensure_org(data_dir, samples)
     thread = EngineThread()
     try:
-        engine, server, notices, activity, restore_log = await thread.run(
-            _serve(data_dir, org, samples, port)
-        )
+        with told_plainly():
+            engine, server, notices, activity, restore_log = await thread.run(
+                _serve(data_dir, org, samples, port)
+            )
     except BaseException:
         await thread.stop()
         raise
@@ -254,8 +269,9 @@ async def open_read_only(data_dir: Path) -> Session:
     """The data folder as it is, read-only: no org file written or repaired, nothing published, no
     endpoint (so no token shown), no lock or secrets file written; SQLite opens it `mode=ro`."""
     check_read_only_folder(data_dir)
-    org = OrgConfig.load(data_dir / ORG_FILE)
-    engine = await Engine.open_read_only(data_dir, org)
+    with told_plainly():
+        org = OrgConfig.load(data_dir / ORG_FILE)
+        engine = await Engine.open_read_only(data_dir, org)
     operator = Identity("person", OPERATOR_EMAIL, operator=True)
     return Session(
         LocalClient(engine, operator, admin=False),

@@ -15,6 +15,12 @@ from console.notices import ActivityFeed
 from console.presenter import Presenter
 
 
+class OpenFailed(Exception):
+    """The console's connection could not be opened for a reason its user can act on (a data folder
+    that is not ours, a database at another schema, an org file with a mistake, a store that is down):
+    the message says it in one line, and `apc` exits with it instead of a traceback."""
+
+
 @dataclass(frozen=True)
 class EndpointInfo:
     """The MCP endpoint the embedded console serves, and an agent credential for it."""

@@ -14,10 +14,13 @@ from pathlib import Path
 
 import pytest
 
+from console.app import ApcApp
 from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
 from console.samples import SAMPLES, no_samples
+from console.session import OpenFailed, Session
+from engine.core import DB_FILE
 from engine.datafolder import FolderLock
 from tests.support.processes import write_process
 
@@ -203,3 +206,34 @@ async def test_the_embedded_endpoint_takes_the_port_asked_for(tmp_path: Path) ->
     finally:
         assert session.close is not None
         await session.close()
+
+
+async def test_a_data_folder_that_is_not_ours_is_one_line_not_a_traceback(tmp_path: Path) -> None:
+    data = tmp_path / "data"
+    data.mkdir()
+    (data / DB_FILE).write_bytes(b"not a database" * 100)
+    with pytest.raises(OpenFailed) as failed:
+        await open_embedded(data, port=0)
+    assert str(failed.value) == f"{data / DB_FILE} is not an apc database: file is not a database"
+
+
+async def test_the_console_ends_with_the_reason_when_its_session_cannot_be_opened() -> None:
+    async def opener() -> Session:
+        raise OpenFailed("engine.db is not an apc database: file is not a database")
+
+    app = ApcApp(opener)
+    exits: list[dict[str, object]] = []
+    app_exit = app.exit
+
+    def exit(**told: object) -> None:  # the message is printed once the app is gone: kept here too
+        exits.append(told)
+        app_exit(**told)  # type: ignore[arg-type]
+
+    app.exit = exit  # type: ignore[method-assign,assignment]
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+    assert exits == [
+        {"return_code": 1, "message": "apc: error: engine.db is not an apc database: file is not a database"}
+    ]
+    assert app.return_code == 1
+    assert app.session is None
