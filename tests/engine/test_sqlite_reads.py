@@ -4,10 +4,18 @@ however many other reads overlap them (budget: 2 s)."""
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 
-from engine.store.base import FileRecord
+from engine.store.base import FileRecord, Transaction
 from engine.store.sqlite import SqliteStore
+
+
+def inserting(n: int) -> Callable[[Transaction], Awaitable[None]]:
+    async def insert(tx: Transaction) -> None:
+        await tx.insert_file(file_record(n))
+
+    return insert
 
 
 def file_record(n: int) -> FileRecord:
@@ -20,7 +28,7 @@ async def test_a_read_after_an_acknowledged_write_sees_it_while_other_reads_over
     store = await SqliteStore.open(tmp_path / "apc.db")
     try:
         for n in range(50):  # rows enough that a read of them all spans several of the reader's turns
-            await store.write(lambda tx, n=n: tx.insert_file(file_record(n)))
+            await store.write(inserting(n))
         stop = asyncio.Event()
 
         async def other_reads() -> None:
@@ -32,7 +40,7 @@ async def test_a_read_after_an_acknowledged_write_sees_it_while_other_reads_over
         readers = [asyncio.create_task(other_reads()) for _ in range(4)]
         missed = []
         for n in range(100, 300):
-            await store.write(lambda tx, n=n: tx.insert_file(file_record(n)))
+            await store.write(inserting(n))
             if await store.get_file(f"f_{n:04d}") is None:
                 missed.append(n)
         stop.set()
