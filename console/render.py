@@ -13,7 +13,7 @@ from rich.text import Text
 
 from console.client.wire import Handoff, StepData, StepRecord, Verdict, VerdictQuestion, WorkItem
 from console.diff import RECORD_FIELDS, attempt_diffs
-from console.format import assignee, stamp, value_text
+from console.format import assignee, one_line, stamp, value_text
 from console.palette import Palette
 
 Line = tuple[str, str]
@@ -83,6 +83,21 @@ def handoff_lines(handoff: Handoff | None, palette: Palette, bar: BarOf | None =
     return lines
 
 
+def value_rows(name: str, value: object, lead: str) -> list[str]:
+    """A named value as rows, after `lead` (the indent and the aligned name go in it): an object as
+    `key: value · …`, a list of objects (line items, flagged accounts) as its count, then one numbered
+    row per element; anything else as `value_text`."""
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        under = " " * len(lead)
+        count = f"{len(value)} item{'' if len(value) == 1 else 's'}"
+        return [f"{lead}{count}"] + [f"{under}{n}. {pairs(item)}" for n, item in enumerate(value, 1)]
+    return [f"{lead}{pairs(value) if isinstance(value, dict) and value else value_text(value, 2000)}"]
+
+
+def pairs(value: dict[str, object]) -> str:
+    return one_line(" · ".join(f"{key}: {value_text(item, 400)}" for key, item in value.items()), 2000)
+
+
 def record_lines(
     record: StepRecord, palette: Palette, indent: str = "", bar: BarOf | None = None
 ) -> list[Line]:
@@ -100,7 +115,11 @@ def record_lines(
     output = record.get("output")
     if output:
         lines.append((f"{indent}output", palette.muted))
-        lines += [(f"{indent}  {name}: {value_text(value)}", "") for name, value in output.items()]
+        lines += [
+            (row, "")
+            for name, value in output.items()
+            for row in value_rows(name, value, f"{indent}  {name}: ")
+        ]
     if record.get("summary"):
         lines.append((f"{indent}summary: {record.get('summary')}", ""))
     if record.get("next"):

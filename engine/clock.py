@@ -7,6 +7,7 @@ A server runs a `ServerClock` (its data folder's time, never going backwards); t
 from __future__ import annotations
 
 import functools
+import threading
 import time
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
@@ -68,6 +69,10 @@ class ServerClock:
         self.speed = speed
         self.paused = False
         self._steered = False
+        # The engine's thread reads it, and so does the console's (ages, the demo's pause): each change
+        # and each reading happens whole, or a reading between `paused = False` and the rebase of
+        # `resume` would run on from the old origin, jumping ahead by the whole pause, for good.
+        self._lock = threading.Lock()
         self._wall = wall
         self._monotonic = monotonic
         start = wall()
@@ -80,6 +85,10 @@ class ServerClock:
         self._origin_mono = self._monotonic()
 
     def now(self) -> datetime:
+        with self._lock:
+            return self._now()
+
+    def _now(self) -> datetime:
         if self.paused:
             return self._last
         current = self._origin + timedelta(seconds=(self._monotonic() - self._origin_mono) * self.speed)
@@ -91,28 +100,32 @@ class ServerClock:
     def catch_up(self, at: datetime) -> None:
         """Move on to `at` if it is later than now (another server's clock on the same database), and
         run on from there at this speed."""
-        if not self.paused and at > self.now():
-            self._last = at
-            self._rebase(at)
+        with self._lock:
+            if not self.paused and at > self._now():
+                self._last = at
+                self._rebase(at)
 
     def pause(self) -> None:
         """Stop server time where it is now."""
-        if not self.paused:
-            self._rebase(self.now())
-            self.paused = self._steered = True
+        with self._lock:
+            if not self.paused:
+                self._rebase(self._now())
+                self.paused = self._steered = True
 
     def resume(self) -> None:
         """Let server time run on from where it stood."""
-        if self.paused:
-            self.paused = False
-            self._rebase(self._last)
+        with self._lock:
+            if self.paused:
+                self.paused = False
+                self._rebase(self._last)
 
     def set_speed(self, speed: float) -> None:
         """Run `speed` times faster than real time from now on (paused or not)."""
         if not speed > 0:
             raise ValueError("speed must be positive")
-        self._rebase(self.now())
-        self.speed, self._steered = speed, True
+        with self._lock:
+            self._rebase(self._now())
+            self.speed, self._steered = speed, True
 
 
 class ManualClock:

@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from console.client.wire import PersonWorkEntry, RecordedEvidence, RunView, StepData
-from console.format import due, is_late, one_line, stamp, value_text
+from console.format import due, is_late, stamp
 from console.palette import Palette
-from console.render import BarOf, Line, record_lines, work_item_lines
+from console.render import BarOf, Line, record_lines, value_rows, work_item_lines
 
 
 def quoted_steps(text: str, step_ids: list[str]) -> list[str]:
@@ -60,24 +60,13 @@ def evidence_of(entry: PersonWorkEntry, view: RunView | None) -> list[tuple[str,
 
 
 def input_table(inputs: dict[str, object], palette: Palette) -> list[Line]:
-    """Inputs as `name  value` rows, names aligned; an object shows as `key: value · …`, and a list
-    of objects (line items, attendees) as one numbered row per element under its count."""
+    """Inputs as `name  value` rows, names aligned (objects and lists of objects as `value_rows`)."""
     if not inputs:
         return [("  (no inputs)", palette.muted)]
     width = min(max(len(name) for name in inputs), 24)
-    rows: list[Line] = []
-    for name, value in inputs.items():
-        if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
-            rows.append((f"  {name:<{width}}  {len(value)} item{'' if len(value) == 1 else 's'}", ""))
-            rows += [(f"  {'':<{width}}  {n}. {_pairs(item)}", "") for n, item in enumerate(value, 1)]
-        else:
-            shown = _pairs(value) if isinstance(value, dict) and value else value_text(value, 2000)
-            rows.append((f"  {name:<{width}}  {shown}", ""))
-    return rows
-
-
-def _pairs(value: dict[str, object]) -> str:
-    return one_line(" · ".join(f"{key}: {value_text(item, 400)}" for key, item in value.items()), 2000)
+    return [
+        (row, "") for name, value in inputs.items() for row in value_rows(name, value, f"  {name:<{width}}  ")
+    ]
 
 
 def context_lines(

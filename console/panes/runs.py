@@ -172,7 +172,9 @@ class RunsPane(Scoped, Vertical):
             is_new or before is None or before["outcome"] != run["outcome"] for before, run, is_new in changes
         ):
             self._measure()
-        self.loaded = True
+        self.loaded = (
+            pages.started
+        )  # a list not read yet (a tab built before its first read) is measured again
         for _, run, _ in changes:
             if run["id"] in self._marked_rows:
                 self._marked_rows[run["id"]] = run

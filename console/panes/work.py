@@ -274,7 +274,9 @@ class WorkPane(Scoped, Vertical):
             self._measure()
         self.server_process = server_process
         self.updated = updated
-        self.loaded = True
+        self.loaded = (
+            pages.started
+        )  # a list not read yet (a tab built before its first read) is measured again
         self.last_read = now
         self._seen_processes |= {e["process"] for e in pages.kept()}
         self._refresh_process_filter(sorted(self._seen_processes))

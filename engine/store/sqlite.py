@@ -218,13 +218,15 @@ class SqliteStore:
     async def share_clock(self, at: datetime, speed: float) -> datetime | None:
         return None  # one server per file: no other clock to keep in step with
 
+    # A read runs whole in one call on the reader's thread, its statement done when the call returns: a
+    # statement left open between two calls (execute, then fetch) would keep the connection's read
+    # snapshot for every read that overlapped it, and they would miss writes acknowledged meanwhile.
     async def _one(self, sql: str, *args: Any) -> Any:
-        async with self._r.execute(sql, args) as cur:
-            return await cur.fetchone()
+        rows = await self._r.execute_fetchall(sql, args)
+        return next(iter(rows), None)
 
     async def _all(self, sql: str, *args: Any) -> list[Any]:
-        async with self._r.execute(sql, args) as cur:
-            return list(await cur.fetchall())
+        return list(await self._r.execute_fetchall(sql, args))
 
     async def get_meta(self, key: str) -> str | None:
         row = await self._one("SELECT value FROM meta WHERE key = ?", key)

@@ -83,8 +83,9 @@ async def notifications(conn: aiosqlite.Connection, run_id: str | None) -> list[
     args: tuple[str, ...] = ()
     if run_id is not None:
         sql, args = sql + " WHERE o.run_id = ?", (run_id,)
-    async with conn.execute(sql + " ORDER BY o.seq", args) as cur:
-        return [notification_of(row) for row in await cur.fetchall()]
+    return [
+        notification_of(row) for row in await conn.execute_fetchall(sql + " ORDER BY o.seq", args)
+    ]  # one call: see SqliteStore._one
 
 
 async def deliveries(conn: aiosqlite.Connection, run_id: str | None) -> list[Delivery]:
@@ -92,8 +93,9 @@ async def deliveries(conn: aiosqlite.Connection, run_id: str | None) -> list[Del
     args: tuple[str, ...] = ()
     if run_id is not None:
         sql, args = sql + " WHERE o.run_id = ?", (run_id,)
-    async with conn.execute(sql + " ORDER BY d.id", args) as cur:
-        return [delivery_of(row) for row in await cur.fetchall()]
+    return [
+        delivery_of(row) for row in await conn.execute_fetchall(sql + " ORDER BY d.id", args)
+    ]  # one call: see SqliteStore._one
 
 
 def claim(conn: sqlite3.Connection, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:

@@ -15,7 +15,7 @@ from console.screens.run import RunScreen
 from console.session import Session
 from console.themes import load_themes
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, make_app, press, shown
+from tests.console.console_support import Agent, make_app, press, settle, shown
 
 
 class FakePresenter:
@@ -141,6 +141,7 @@ async def test_pausing_the_demo_shows_the_ages_at_the_paused_time_and_they_stand
     app = demo_app(client, clock, presenter)
     async with app.run_test(size=(180, 44)) as pilot:
         await app.ready.wait()
+        await settle(pilot)  # the rows are dated just after the first screen is written
         table = app.main.work.table
 
         def ages() -> list[str]:

@@ -20,6 +20,7 @@ from console.client.wire import (
     RunData,
     SendEventResult,
     StepData,
+    StepRecord,
     StepView,
 )
 from console.config import ConsoleConfig
@@ -31,7 +32,7 @@ from console.modals.event import parse_event
 from console.palette import Palette
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
-from console.render import reflowed
+from console.render import record_lines, reflowed
 from console.themes import load_themes
 from tests.console.console_support import a_run, a_view, a_work_item
 
@@ -365,3 +366,24 @@ def test_inputs_show_objects_as_pairs_and_lists_of_objects_one_row_each() -> Non
         ("  empty      []", ""),
     ]
     assert input_table({}, Palette()) == [("  (no inputs)", Palette().muted)]
+
+
+def test_a_steps_output_shows_objects_as_pairs_and_lists_of_objects_one_row_each() -> None:
+    record: StepRecord = {
+        "by": "agent-cy",
+        "at": "2026-12-03T20:42:00Z",
+        "output": {
+            "totalAccounts": 280,
+            "owner": {"name": "Sam", "team": "IT"},
+            "flaggedAccounts": [{"user": "ana@example.com", "reason": "admin"}, {"user": "tom@example.com"}],
+        },
+    }
+    assert [text for text, _ in record_lines(record, Palette(), "  ")] == [
+        "  done by agent-cy at 2026-12-03 20:42",
+        "  output",
+        "    totalAccounts: 280",
+        "    owner: name: Sam · team: IT",
+        "    flaggedAccounts: 2 items",
+        "                     1. user: ana@example.com · reason: admin",
+        "                     2. user: tom@example.com",
+    ]

@@ -4,10 +4,13 @@ too (a steered clock no longer catches up with wall time, or the pause would be 
 
 from __future__ import annotations
 
-from datetime import timedelta
+import threading
+from collections.abc import Callable
+from datetime import datetime, timedelta
 
 import pytest
 
+from engine.clock import ServerClock
 from tests.engine.test_server_clock import T0, Fake, clock
 
 
@@ -58,3 +61,30 @@ def test_at_speed_one_a_pause_holds_once_the_clock_is_steered() -> None:
     assert c.now() == T0 + timedelta(seconds=30), "not the wall time: the pause holds"
     fake.sleep(5)
     assert c.now() == T0 + timedelta(seconds=35)
+
+
+def test_a_reading_on_another_thread_while_resuming_never_jumps_by_the_pause() -> None:
+    """The demo resumes on the engine's thread while the console reads the clock on its own."""
+    fake = Fake()
+    hooks: list[Callable[[], None]] = []
+
+    def monotonic() -> float:
+        while hooks:
+            hooks.pop()()
+        return fake.monotonic()
+
+    c = ServerClock(60, None, wall=fake.wall, monotonic=monotonic)
+    c.pause()
+    fake.sleep(100)  # 100 s paused: 100 minutes at 60x, which a reading must not skip
+    read: list[datetime] = []
+    reader = threading.Thread(target=lambda: read.append(c.now()))
+
+    def another_thread_reads() -> None:
+        reader.start()
+        reader.join(0.2)  # it waits for resume to finish (it would read a jumped time at once otherwise)
+
+    hooks.append(another_thread_reads)  # run by the first monotonic() of resume's rebase
+    c.resume()
+    reader.join()
+    assert read == [T0]
+    assert c.now() == T0
