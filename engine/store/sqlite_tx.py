@@ -159,24 +159,21 @@ class SqliteTransaction:
                 c.execute(f"DELETE FROM {table} WHERE run_id = ?", (rid,))
             before = DerivedRows([], [], [])
         # Rows keyed by step (or item) id: one whose key went is deleted, a new or changed one replaced.
-        old_steps = {row[0]: row for row in before.agent_steps}
-        new_steps = {row[0]: row for row in derived.agent_steps}
-        gone = [(rid, sid) for sid in old_steps if sid not in new_steps]
-        if gone:
-            c.executemany("DELETE FROM ready_agent_steps WHERE run_id = ? AND step_id = ?", gone)
-        changed = [row for sid, row in new_steps.items() if old_steps.get(sid) != row]
+        gone_steps, changed = _by_key(before.agent_steps, derived.agent_steps)
+        if gone_steps:
+            c.executemany(
+                "DELETE FROM ready_agent_steps WHERE run_id = ? AND step_id = ?",
+                [(rid, sid) for sid in gone_steps],
+            )
         if changed:
             c.executemany(
                 "INSERT OR REPLACE INTO ready_agent_steps "
                 "(run_id, step_id, process, available_at, run_seq, step_index) VALUES (?, ?, ?, ?, ?, ?)",
                 [(rid, sid, run.process, at, seq, idx) for sid, at, idx in changed],
             )
-        old_items = {row[0]: row for row in before.work_items}
-        new_items = {row[0]: row for row in derived.work_items}
-        gone_items = [(wid,) for wid in old_items if wid not in new_items]
+        gone_items, changed_items = _by_key(before.work_items, derived.work_items)
         if gone_items:
-            c.executemany("DELETE FROM work_items WHERE id = ?", gone_items)
-        changed_items = [row for wid, row in new_items.items() if old_items.get(wid) != row]
+            c.executemany("DELETE FROM work_items WHERE id = ?", [(wid,) for wid in gone_items])
         if changed_items:
             c.executemany(
                 "INSERT OR REPLACE INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, "
@@ -351,3 +348,14 @@ REQUEST_SQL = "SELECT request_id, identity, tool, args_hash, result FROM request
 def request_record(conn: sqlite3.Connection, request_id: str) -> RequestRecord | None:
     row = conn.execute(REQUEST_SQL, (request_id,)).fetchone()
     return None if row is None else RequestRecord(row[0], row[1], row[2], row[3], row[4])
+
+
+def _by_key(
+    old: Sequence[tuple[Any, ...]], new: Sequence[tuple[Any, ...]]
+) -> tuple[list[Any], list[tuple[Any, ...]]]:
+    """Rows keyed by their first value: the keys that went, and the rows new or changed."""
+    before = {row[0]: row for row in old}
+    after = {row[0]: row for row in new}
+    return [key for key in before if key not in after], [
+        row for key, row in after.items() if before.get(key) != row
+    ]
