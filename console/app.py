@@ -391,7 +391,7 @@ class ApcApp(Scoped, App[None]):
                 self.toast("Stopped")
 
     def update_status(self) -> None:
-        if self.session is None or not self.is_screen_installed("main"):
+        if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         who = self.client.identity
         text = Text(end="")
@@ -402,7 +402,9 @@ class ApcApp(Scoped, App[None]):
         main = self.main
         work, runs = self.lists.work, self.lists.runs
         text.append(f" · work {len(work.keys):,}{'+' if work.more else ''}")
-        if runs.started:  # read once the first screen is up
+        # the runs list is read on every tick only while its tab is shown (else once after the first screen,
+        # and on a full reload): a count from an older read would pass for a live one
+        if runs.started and (not self.live or main.active_tab == "runs"):
             text.append(f" · runs {len(runs.keys):,}{'+' if runs.more else ''}")
         if not self.live:
             text.append(" · manual refresh")
@@ -524,6 +526,7 @@ class ApcApp(Scoped, App[None]):
             self.call_after_refresh(self.reload_soon)
         elif event.pane.id == "processes":
             self.call_after_refresh(self.reload_soon)  # once laid out: the rows on screen are known
+        self.update_status()  # the runs count shows while the runs list is live (`update_status`)
 
     @on(messages.RefreshRequested)
     def _refresh(self) -> None:

@@ -88,6 +88,26 @@ async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clo
         assert app.toasts[-1] == "Live refresh resumed"
 
 
+async def test_the_runs_count_shows_only_while_the_runs_list_is_live(
+    client: LocalClient, agent: Agent, clock: ManualClock
+) -> None:
+    """A tick reads the runs list only while its tab is shown: elsewhere a count read once would pass
+    for a live one (`runs 1` for the whole demo), so the status line leaves it out."""
+    await agent.start("screening", {"vendorName": "Acme"})
+    app = make_app(client, clock, live=True)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        await settle(pilot)  # the runs list's first page is read after the first screen
+        assert app.lists.runs.started
+        assert " · work 0 · live every 2s · " in shown(app, "#status")
+        await agent.start("screening", {"vendorName": "Bolt"})
+        await press(pilot, "2")
+        await settle(pilot)
+        assert " · work 0 · runs 2 · live every 2s · " in shown(app, "#status")
+        await press(pilot, "1")
+        assert " · work 0 · live every 2s · " in shown(app, "#status")
+
+
 async def test_a_tick_that_fires_while_the_app_closes_starts_no_reload(
     client: LocalClient, clock: ManualClock
 ) -> None:
