@@ -17,8 +17,12 @@ from tests.http.http_support import AGENT_TOKEN, ok
 from tests.support.mcp import McpCaller
 
 
+# The starting ports lie below Linux's ephemeral range (32768-60999), where the outgoing connections of
+# tests running beside these ones take ports at random: a port after `start` stays free here.
+
+
 def test_first_free_port_skips_a_taken_port() -> None:
-    start = first_free_port("127.0.0.1", start=33765)
+    start = first_free_port("127.0.0.1", start=23765)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", start))
         taken.listen()
@@ -26,7 +30,7 @@ def test_first_free_port_skips_a_taken_port() -> None:
 
 
 def test_first_free_port_gives_up_after_its_attempts() -> None:
-    start = first_free_port("127.0.0.1", start=34765)
+    start = first_free_port("127.0.0.1", start=24765)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", start))
         taken.listen()
