@@ -333,10 +333,10 @@ class DecideDialog(Dialog[DecideResult]):
             if decision
             else "Send (choose a decision)"
         )
-        self.query_one("#submit", Button).label = Text(target)
-        self.query_one("#submit", Button).variant = (
-            "error" if decision in ("rejected", "failed") else "primary"
-        )
+        submit = self.query_one("#submit", Button)
+        submit.label = Text(target)
+        submit.variant = "error" if decision in ("rejected", "failed") else "primary"
+        submit.refresh(layout=True)  # a Button sizes to its label, but a new label alone does not lay it out
         self._cancel_confirmation()
 
     def _problem(self, lines: list[str], style: str = "") -> None:

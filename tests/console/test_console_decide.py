@@ -31,7 +31,10 @@ async def test_approve_from_the_work_queue_ends_the_run(
         assert app.screen.decision is None
         assert str(app.screen.query_one("#submit", Button).label) == "Send (choose a decision)"
         await press(pilot, "a")
-        assert str(app.screen.query_one("#submit", Button).label) == f"Approve approve on {run_id[:6]}…"
+        submit = app.screen.query_one("#submit", Button)
+        assert str(submit.label) == f"Approve approve on {run_id[:6]}…"
+        # the button grew with its new label: all of it shows, with a cell of room each side
+        assert submit.size.width == len(f"Approve approve on {run_id[:6]}…") + 2
         await press(pilot, "ctrl+s")
         assert shown(app, "#confirm") == f"Approve approve on {run_id[:6]}… (screening)? y/n"
         await press(pilot, "y")
