@@ -17,10 +17,10 @@ from engine.store import runlog, sqlite_outbox
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.records import compact
 from engine.store.sqlite_cache import CachedRun, RunCache
-from engine.store.state import Notification, Run
+from engine.store.state import Notification, Run, clock_mark
 
 SERVER_TIME = "server_time"
-"""The meta row holding the latest server time a write recorded."""
+"""The meta row holding the server time mark: at or after every time a write issued (`clock_mark`)."""
 LOG_ROWS = 1000
 """Run log entries per insert statement, well under SQLite's limit of bound values."""
 VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
@@ -301,11 +301,12 @@ class SqliteTransaction:
         self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     async def advance_clock(self, at: str) -> None:
-        # Stamps sort as text, so the larger string is the later time.
+        # Stamps sort as text, so the larger string is the later time. A mark at or after `at` is
+        # left as it is: the upsert then writes no page.
         self._c.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
-            (SERVER_TIME, at),
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value < ?",
+            (SERVER_TIME, clock_mark(at), at),
         )
 
 
