@@ -152,6 +152,30 @@ CREATE INDEX timers_at ON timers (at);
 _V6_POSTGRES = ""
 
 
+# Work items keyed by run and id (WITHOUT ROWID): an item's row was a table page, its id's index page
+# and its run's index page; now one page, the run's rows found by the key, and the assignee index
+# covers `person_work` (a WITHOUT ROWID index holds the key). Overdue steps likewise keyed by their
+# primary key alone. A submit or decide that opens or closes an item writes two pages less.
+# PostgreSQL has no rowid: nothing to change.
+_V7_SQLITE = """
+CREATE TABLE work_items_v7 (
+    id TEXT NOT NULL, run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL,
+    assignee_kind TEXT NOT NULL, assignee TEXT NOT NULL, created_at TEXT NOT NULL,
+    run_seq INTEGER NOT NULL, item_seq INTEGER NOT NULL, PRIMARY KEY (run_id, id)) WITHOUT ROWID;
+INSERT INTO work_items_v7
+    SELECT id, run_id, step_id, process, assignee_kind, assignee, created_at, run_seq, item_seq FROM work_items;
+DROP TABLE work_items;
+ALTER TABLE work_items_v7 RENAME TO work_items;
+CREATE INDEX work_items_assignee ON work_items (assignee_kind, assignee, created_at, run_seq, item_seq);
+CREATE TABLE overdue_steps_v7 (
+    run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id)) WITHOUT ROWID;
+INSERT INTO overdue_steps_v7 SELECT run_id, step_id FROM overdue_steps;
+DROP TABLE overdue_steps;
+ALTER TABLE overdue_steps_v7 RENAME TO overdue_steps;
+"""
+_V7_POSTGRES = ""
+
+
 def _bytewise(postgres: str) -> str:
     """Text columns compare byte by byte (COLLATE "C"), as SQLite's do: stamps, names and keyset cursors
     sort the same in both stores whatever the database's locale."""
@@ -165,6 +189,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, _V4_SQLITE, _bytewise(_V4_POSTGRES)),
     Migration(5, _V5_SQLITE, _V5_POSTGRES),
     Migration(6, _V6_SQLITE, _V6_POSTGRES),
+    Migration(7, _V7_SQLITE, _V7_POSTGRES),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

@@ -173,7 +173,9 @@ class SqliteTransaction:
             )
         gone_items, changed_items = _by_key(before.work_items, derived.work_items)
         if gone_items:
-            c.executemany("DELETE FROM work_items WHERE id = ?", [(wid,) for wid in gone_items])
+            c.executemany(
+                "DELETE FROM work_items WHERE run_id = ? AND id = ?", [(rid, wid) for wid in gone_items]
+            )
         if changed_items:
             c.executemany(
                 "INSERT OR REPLACE INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, "
