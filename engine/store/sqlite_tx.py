@@ -303,13 +303,17 @@ class SqliteTransaction:
         self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     async def advance_clock(self, at: str) -> None:
-        # Stamps sort as text, so the larger string is the later time. A mark at or after `at` is
-        # left as it is: the upsert then writes no page.
-        self._c.execute(
+        # Stamps sort as text, so the larger string is the later time. A mark at or after `at` is left
+        # as it is: known to the writer, no statement; else the upsert writes no page (and returns no
+        # row: the mark is `at` or later).
+        if at <= self._cache.clock_mark():
+            return
+        row = self._c.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value < ?",
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value < ? RETURNING value",
             (SERVER_TIME, clock_mark(at), at),
-        )
+        ).fetchone()
+        self._cache.put_mark(at if row is None else row[0])
 
 
 def version_record(row: Any) -> VersionRecord:

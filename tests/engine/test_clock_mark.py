@@ -36,6 +36,31 @@ async def test_the_mark_moves_only_when_a_write_passes_it(engine: Engine, clock:
     assert marks == [first, first, first, later, last, last]
 
 
+async def test_a_mark_a_failed_request_wrote_is_not_taken_as_recorded(store: SqliteStore) -> None:
+    """The writer skips the mark's row when it knows the database holds a later mark: a mark whose
+    request was rolled back is not one it holds."""
+    t0 = parse_stamp("2026-10-06T09:00:00.000000Z")
+
+    def at(seconds: float) -> str:
+        return stamp(t0 + timedelta(seconds=seconds))
+
+    async def record(tx: Transaction, when: str) -> None:
+        await tx.advance_clock(when)
+
+    async def fail(tx: Transaction) -> None:
+        await tx.advance_clock(at(2))
+        raise RuntimeError("refused")
+
+    await store.write(lambda tx: record(tx, at(0)))
+    with pytest.raises(RuntimeError, match="refused"):
+        await store.write(fail)
+    assert await store.server_time() == clock_mark(at(0))
+    await store.write(lambda tx: record(tx, at(2.5)))
+    assert await store.server_time() == clock_mark(at(2.5))
+    await store.write(lambda tx: record(tx, at(3)))
+    assert await store.server_time() == clock_mark(at(2.5))
+
+
 def test_the_mark_is_ahead_of_the_time_issued() -> None:
     assert clock_mark("2026-10-06T09:00:00.250000Z") == "2026-10-06T09:00:01.250000Z"
     assert timedelta(seconds=1) == MARK_AHEAD
