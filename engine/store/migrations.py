@@ -152,11 +152,13 @@ CREATE INDEX timers_at ON timers (at);
 _V6_POSTGRES = ""
 
 
-# Work items keyed by run and id (WITHOUT ROWID): an item's row was a table page, its id's index page
-# and its run's index page; now one page, the run's rows found by the key, and the assignee index
-# covers `person_work` (a WITHOUT ROWID index holds the key). Overdue steps likewise keyed by their
-# primary key alone. A submit or decide that opens or closes an item writes two pages less.
-# PostgreSQL has no rowid: nothing to change.
+# Rows keyed by what finds them, WITHOUT ROWID, so a write changes fewer pages (each an fsync'd WAL
+# frame). Work items by run and id: the id's and the run's indexes go, and the assignee index covers
+# `person_work` (a WITHOUT ROWID index holds the key). Ready agent steps by the per-process order
+# `agent_work` reads, which was an index of its own; timers by due time, which was `timers_at`. A write
+# deletes the rows it replaces by their old key (the rows its run implied before, `Transaction.save_run`),
+# so a claim writes one page for its ready step and one for its lease timer, not three and two. Overdue
+# steps keyed by their primary key alone. PostgreSQL has no rowid: nothing to change.
 _V7_SQLITE = """
 CREATE TABLE work_items_v7 (
     id TEXT NOT NULL, run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL,
@@ -172,6 +174,21 @@ CREATE TABLE overdue_steps_v7 (
 INSERT INTO overdue_steps_v7 SELECT run_id, step_id FROM overdue_steps;
 DROP TABLE overdue_steps;
 ALTER TABLE overdue_steps_v7 RENAME TO overdue_steps;
+CREATE TABLE ready_agent_steps_v7 (
+    run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL, available_at TEXT NOT NULL,
+    run_seq INTEGER NOT NULL, step_index INTEGER NOT NULL,
+    PRIMARY KEY (process, available_at, run_seq, step_index)) WITHOUT ROWID;
+INSERT INTO ready_agent_steps_v7
+    SELECT run_id, step_id, process, available_at, run_seq, step_index FROM ready_agent_steps;
+DROP TABLE ready_agent_steps;
+ALTER TABLE ready_agent_steps_v7 RENAME TO ready_agent_steps;
+CREATE INDEX ready_agent_order ON ready_agent_steps (available_at, run_seq, step_index, run_id, step_id);
+CREATE TABLE timers_v7 (
+    run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, step_id TEXT NOT NULL,
+    PRIMARY KEY (at, run_id, kind, step_id)) WITHOUT ROWID;
+INSERT INTO timers_v7 SELECT run_id, at, kind, step_id FROM timers;
+DROP TABLE timers;
+ALTER TABLE timers_v7 RENAME TO timers;
 """
 _V7_POSTGRES = ""
 
