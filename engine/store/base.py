@@ -238,7 +238,8 @@ class Transaction(Protocol):
     async def set_meta(self, key: str, value: str) -> None: ...
     async def delete_meta(self, key: str) -> None: ...
     async def advance_clock(self, at: str) -> None:
-        """Record `at` as server time issued, unless a later time is recorded (see `Store.server_time`)."""
+        """Record that server time `at` was issued: unless the mark recorded is at or after it already,
+        the mark becomes `clock_mark(at)`, a little later (see `Store.server_time`)."""
         ...
 
 
@@ -275,7 +276,8 @@ class Store(Protocol):
 
     async def get_meta(self, key: str) -> str | None: ...
     async def server_time(self) -> str | None:
-        """The latest server time any write recorded (a `stamp`), so a restart resumes from it."""
+        """The server time mark (a `stamp`): at or after every time a write issued, so a restart that
+        resumes from it never goes back."""
         ...
 
     async def get_run(self, run_id: str) -> Run | None: ...

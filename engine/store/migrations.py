@@ -152,6 +152,47 @@ CREATE INDEX timers_at ON timers (at);
 _V6_POSTGRES = ""
 
 
+# Rows keyed by what finds them, WITHOUT ROWID, so a write changes fewer pages (each an fsync'd WAL
+# frame). Work items by run and id: the id's and the run's indexes go, and the assignee index covers
+# `person_work` (a WITHOUT ROWID index holds the key). Ready agent steps by the per-process order
+# `agent_work` reads, which was an index of its own; timers by due time, which was `timers_at`. A write
+# deletes the rows it replaces by their old key (the rows its run implied before, `Transaction.save_run`),
+# so a claim writes one page for its ready step and one for its lease timer, not three and two. Overdue
+# steps keyed by their primary key alone. PostgreSQL has no rowid: nothing to change.
+_V7_SQLITE = """
+CREATE TABLE work_items_v7 (
+    id TEXT NOT NULL, run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL,
+    assignee_kind TEXT NOT NULL, assignee TEXT NOT NULL, created_at TEXT NOT NULL,
+    run_seq INTEGER NOT NULL, item_seq INTEGER NOT NULL, PRIMARY KEY (run_id, id)) WITHOUT ROWID;
+INSERT INTO work_items_v7
+    SELECT id, run_id, step_id, process, assignee_kind, assignee, created_at, run_seq, item_seq FROM work_items;
+DROP TABLE work_items;
+ALTER TABLE work_items_v7 RENAME TO work_items;
+CREATE INDEX work_items_assignee ON work_items (assignee_kind, assignee, created_at, run_seq, item_seq);
+CREATE TABLE overdue_steps_v7 (
+    run_id TEXT NOT NULL, step_id TEXT NOT NULL, PRIMARY KEY (run_id, step_id)) WITHOUT ROWID;
+INSERT INTO overdue_steps_v7 SELECT run_id, step_id FROM overdue_steps;
+DROP TABLE overdue_steps;
+ALTER TABLE overdue_steps_v7 RENAME TO overdue_steps;
+CREATE TABLE ready_agent_steps_v7 (
+    run_id TEXT NOT NULL, step_id TEXT NOT NULL, process TEXT NOT NULL, available_at TEXT NOT NULL,
+    run_seq INTEGER NOT NULL, step_index INTEGER NOT NULL,
+    PRIMARY KEY (process, available_at, run_seq, step_index)) WITHOUT ROWID;
+INSERT INTO ready_agent_steps_v7
+    SELECT run_id, step_id, process, available_at, run_seq, step_index FROM ready_agent_steps;
+DROP TABLE ready_agent_steps;
+ALTER TABLE ready_agent_steps_v7 RENAME TO ready_agent_steps;
+CREATE INDEX ready_agent_order ON ready_agent_steps (available_at, run_seq, step_index, run_id, step_id);
+CREATE TABLE timers_v7 (
+    run_id TEXT NOT NULL, at TEXT NOT NULL, kind TEXT NOT NULL, step_id TEXT NOT NULL,
+    PRIMARY KEY (at, run_id, kind, step_id)) WITHOUT ROWID;
+INSERT INTO timers_v7 SELECT run_id, at, kind, step_id FROM timers;
+DROP TABLE timers;
+ALTER TABLE timers_v7 RENAME TO timers;
+"""
+_V7_POSTGRES = ""
+
+
 def _bytewise(postgres: str) -> str:
     """Text columns compare byte by byte (COLLATE "C"), as SQLite's do: stamps, names and keyset cursors
     sort the same in both stores whatever the database's locale."""
@@ -165,6 +206,7 @@ MIGRATIONS: tuple[Migration, ...] = (
     Migration(4, _V4_SQLITE, _bytewise(_V4_POSTGRES)),
     Migration(5, _V5_SQLITE, _V5_POSTGRES),
     Migration(6, _V6_SQLITE, _V6_POSTGRES),
+    Migration(7, _V7_SQLITE, _V7_POSTGRES),
 )
 SCHEMA_VERSION = MIGRATIONS[-1].version
 

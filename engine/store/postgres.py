@@ -43,7 +43,7 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import pending
-from engine.store.state import Notification, Run, parse_stamp, stamp
+from engine.store.state import Notification, Run, clock_mark, parse_stamp, stamp
 from engine.store.urls import redacted
 
 log = logging.getLogger("engine.store")
@@ -655,8 +655,8 @@ class PostgresTransaction:
     async def advance_clock(self, at: str) -> None:
         await self._run(
             "INSERT INTO meta (key, value) VALUES (%s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = GREATEST(meta.value, excluded.value)",
-            (f"{SERVER_TIME}/{self._server_id}", at),
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value < %s",
+            (f"{SERVER_TIME}/{self._server_id}", clock_mark(at), at),
         )
 
 

@@ -12,7 +12,8 @@ failed with it in hand, leaves none: the next builds it anew).
 Entries are layered like the writer's transaction: what the running request wrote is kept or dropped
 with its savepoint, what the batch's requests wrote is kept only when its COMMIT returned, so the cache
 never shows a write the database does not hold. Any other connection's commit to the file (seen by
-`PRAGMA data_version`) empties it. Least recently used runs give way past `MAX_CHARS` of data.
+`PRAGMA data_version`) empties it. The server time mark the database holds is kept the same way, so a
+write whose time is not past it records nothing. Least recently used runs give way past `MAX_CHARS` of data.
 """
 
 from __future__ import annotations
@@ -56,6 +57,9 @@ class RunCache:
         self._batch: dict[str, CachedRun] = {}
         self._request: dict[str, CachedRun] = {}
         self._data_version: int | None = None
+        self._marks = ["", "", ""]
+        """The server time mark the database holds at least, as far as the writer knows ("" when it
+        does not): committed, then as the batch and the running request raised it."""
 
     def get(self, run_id: str) -> CachedRun | None:
         for layer in (self._request, self._batch):
@@ -77,17 +81,29 @@ class RunCache:
     def put(self, run_id: str, entry: CachedRun) -> None:
         self._request[run_id] = entry
 
+    def clock_mark(self) -> str:
+        """The server time mark the database holds at least ("" when not known): a write whose time
+        is not past it has nothing to record."""
+        return max(self._marks)
+
+    def put_mark(self, mark: str) -> None:
+        """The running request saw the database hold `mark` or a later one."""
+        self._marks[2] = max(self._marks[2], mark)
+
     def release(self) -> None:
         """The running request's savepoint was released: its entries go with the batch."""
         self._batch.update(self._request)
         self._request.clear()
+        self._marks[1:] = [max(self._marks[1:]), ""]
 
     def rollback(self) -> None:
         """The running request's savepoint was rolled back."""
         self._request.clear()
+        self._marks[2] = ""
 
     def commit(self) -> None:
         """The batch's COMMIT returned: its entries are what the database holds."""
+        self._marks = [max(self._marks), "", ""]
         for run_id, entry in self._batch.items():
             old = self._committed.pop(run_id, None)
             if old is not None:
@@ -103,10 +119,12 @@ class RunCache:
         """The batch was rolled back as a whole."""
         self._batch.clear()
         self._request.clear()
+        self._marks[1:] = ["", ""]
 
     def check(self, data_version: int) -> None:
         """At the start of a batch: forget everything if another connection committed since the last."""
         if data_version != self._data_version:
             self._committed.clear()
             self._chars = 0
+            self._marks[0] = ""
             self._data_version = data_version

@@ -17,10 +17,10 @@ from engine.store import runlog, sqlite_outbox
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.records import compact
 from engine.store.sqlite_cache import CachedRun, RunCache
-from engine.store.state import Notification, Run
+from engine.store.state import Notification, Run, clock_mark
 
 SERVER_TIME = "server_time"
-"""The meta row holding the latest server time a write recorded."""
+"""The meta row holding the server time mark: at or after every time a write issued (`clock_mark`)."""
 LOG_ROWS = 1000
 """Run log entries per insert statement, well under SQLite's limit of bound values."""
 VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
@@ -150,30 +150,38 @@ class SqliteTransaction:
     def _derive(self, run: Run, derived: DerivedRows, seq: int, before: DerivedRows | None) -> None:
         """Write the index rows that changed: by difference with `before`, the rows the run's state
         implied before this write (a claim moves one ready step's row, a submit replaces it by the
-        next step's); all of them, after deleting the run's, when `before` is unknown."""
+        next step's), each row that went deleted by its key; all of them, after deleting the run's,
+        when `before` is unknown (no write is: a repair's or a test's, at the cost of searching the
+        process's ready steps and scanning the timers, which are keyed by time)."""
         c, rid = self._c, run.id
         before = self._derived.get(rid, before)
         self._derived[rid] = derived
         if before is None:
-            for table in ("ready_agent_steps", "work_items", "overdue_steps", "timers"):
+            c.execute("DELETE FROM ready_agent_steps WHERE process = ? AND run_seq = ?", (run.process, seq))
+            for table in ("work_items", "overdue_steps", "timers"):
                 c.execute(f"DELETE FROM {table} WHERE run_id = ?", (rid,))
             before = DerivedRows([], [], [])
-        # Rows keyed by step (or item) id: one whose key went is deleted, a new or changed one replaced.
-        gone_steps, changed = _by_key(before.agent_steps, derived.agent_steps)
-        if gone_steps:
+        # Rows that are their own key (a ready step's moves with its time): those that went are
+        # deleted, the new ones inserted.
+        old_steps, new_steps = set(before.agent_steps), set(derived.agent_steps)
+        if old_steps - new_steps:
             c.executemany(
-                "DELETE FROM ready_agent_steps WHERE run_id = ? AND step_id = ?",
-                [(rid, sid) for sid in gone_steps],
+                "DELETE FROM ready_agent_steps "
+                "WHERE process = ? AND available_at = ? AND run_seq = ? AND step_index = ?",
+                [(run.process, at, seq, idx) for _, at, idx in old_steps - new_steps],
             )
-        if changed:
+        if new_steps - old_steps:
             c.executemany(
-                "INSERT OR REPLACE INTO ready_agent_steps "
+                "INSERT OR IGNORE INTO ready_agent_steps "
                 "(run_id, step_id, process, available_at, run_seq, step_index) VALUES (?, ?, ?, ?, ?, ?)",
-                [(rid, sid, run.process, at, seq, idx) for sid, at, idx in changed],
+                [(rid, sid, run.process, at, seq, idx) for sid, at, idx in new_steps - old_steps],
             )
+        # Rows keyed by item id: one whose key went is deleted, a new or changed one replaced.
         gone_items, changed_items = _by_key(before.work_items, derived.work_items)
         if gone_items:
-            c.executemany("DELETE FROM work_items WHERE id = ?", [(wid,) for wid in gone_items])
+            c.executemany(
+                "DELETE FROM work_items WHERE run_id = ? AND id = ?", [(rid, wid) for wid in gone_items]
+            )
         if changed_items:
             c.executemany(
                 "INSERT OR REPLACE INTO work_items (id, run_id, step_id, process, assignee_kind, assignee, "
@@ -183,7 +191,6 @@ class SqliteTransaction:
                     for wid, sid, kind, who, at, n in changed_items
                 ],
             )
-        # Rows that are their own key: those that went are deleted, the new ones inserted.
         old_overdue, new_overdue = set(before.overdue), set(derived.overdue)
         if old_overdue - new_overdue:
             c.executemany(
@@ -301,12 +308,17 @@ class SqliteTransaction:
         self._c.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     async def advance_clock(self, at: str) -> None:
-        # Stamps sort as text, so the larger string is the later time.
-        self._c.execute(
+        # Stamps sort as text, so the larger string is the later time. A mark at or after `at` is left
+        # as it is: known to the writer, no statement; else the upsert writes no page (and returns no
+        # row: the mark is `at` or later).
+        if at <= self._cache.clock_mark():
+            return
+        row = self._c.execute(
             "INSERT INTO meta (key, value) VALUES (?, ?) "
-            "ON CONFLICT (key) DO UPDATE SET value = max(value, excluded.value)",
-            (SERVER_TIME, at),
-        )
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE value < ? RETURNING value",
+            (SERVER_TIME, clock_mark(at), at),
+        ).fetchone()
+        self._cache.put_mark(at if row is None else row[0])
 
 
 def version_record(row: Any) -> VersionRecord:

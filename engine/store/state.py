@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 from dataclasses import dataclass, field
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from engine.clock import keeping_last
@@ -31,6 +31,17 @@ def stamp(when: datetime) -> str:
 
 def parse_stamp(text: str) -> datetime:
     return datetime.fromisoformat(text)
+
+
+MARK_AHEAD = timedelta(seconds=1)
+"""How far ahead of a write's time the server time mark is recorded (`clock_mark`)."""
+
+
+def clock_mark(at: str) -> str:
+    """The server time mark a write at `at` records when `at` passed the one recorded: `MARK_AHEAD`
+    later, so the writes of the next second leave the mark's row alone (one page less in each of their
+    commits) and a restart, which resumes at or after the mark, still never goes back."""
+    return stamp(parse_stamp(at) + MARK_AHEAD)
 
 
 def wire_of_stamp(text: str) -> str:

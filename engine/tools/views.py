@@ -64,15 +64,15 @@ class Views:
         ]
 
     def run_view(self, run: Run, process: Process) -> dict[str, Any]:
-        snapshot = snapshot_of(run)
+        items = sorted(run.work_items.values(), key=lambda w: (w.created_at, w.seq))
+        # The snapshot (a hash of all the run data) only when a work item carries it: most views,
+        # an agent's submit among them, have none.
+        snapshot = snapshot_of(run) if items else ""
         return {
             "run": run_header(run),
             "data": self.data(run),
             "steps": [step_view(step, run.steps[step.id]) for step in process.steps],
-            "workItems": [
-                self.work_item(run, process, item, snapshot)
-                for item in sorted(run.work_items.values(), key=lambda w: (w.created_at, w.seq))
-            ],
+            "workItems": [self.work_item(run, process, item, snapshot) for item in items],
             "body": process.body,
         }
 

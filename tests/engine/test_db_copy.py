@@ -15,7 +15,7 @@ from engine.cli import main
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.org import OrgConfig
-from engine.store.state import stamp
+from engine.store.state import clock_mark, stamp
 from tests.engine.engine_support import MIRA, SCREENER, call, claim, make_org, ok, publish, start
 from tests.engine.test_outbox import REVIEWED, TARGETS
 
@@ -74,8 +74,8 @@ async def test_copy_moves_an_organization_to_postgresql(
     engine = await Engine.open(data, org, clock=clock, database=pg_database)
     try:
         after = await _everything(engine)
-        # The SQLite engine recorded the time it reached when it closed; the copy resumes from it.
-        assert after == {**before, "server_time": stamp(clock.now())}
+        # The SQLite engine recorded the time it reached when it closed (its mark); the copy resumes from it.
+        assert after == {**before, "server_time": clock_mark(stamp(clock.now()))}
         assert (await engine.files.open(file_id)) is not None
         fourth = (await start(engine, "reviewed", {}))["run"]["id"]
         listed = ok(await call(engine, MIRA, "list_runs", limit=100), "list_runs")["items"]
