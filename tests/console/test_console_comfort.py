@@ -99,13 +99,13 @@ async def test_the_runs_count_shows_only_while_the_runs_list_is_live(
         await app.ready.wait()
         await settle(pilot)  # the runs list's first page is read after the first screen
         assert app.lists.runs.started
-        assert " · work 0 · live every 2s · " in shown(app, "#status")
+        assert " · work 0 · live every " in shown(app, "#status")  # every 2s, or more once backed off
         await agent.start("screening", {"vendorName": "Bolt"})
         await press(pilot, "2")
         await settle(pilot)
-        assert " · work 0 · runs 2 · live every 2s · " in shown(app, "#status")
+        assert " · work 0 · runs 2 · live every " in shown(app, "#status")
         await press(pilot, "1")
-        assert " · work 0 · live every 2s · " in shown(app, "#status")
+        assert " · work 0 · live every " in shown(app, "#status")  # every 2s, or more once backed off
 
 
 async def test_a_tick_that_fires_while_the_app_closes_starts_no_reload(
