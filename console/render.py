@@ -7,8 +7,12 @@ and the decision form, so a verdict or a handoff reads the same wherever it appe
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+import textwrap
+from collections.abc import Callable, Iterator
 
+from rich.cells import cell_len
+from rich.console import Console, ConsoleOptions
+from rich.measure import Measurement
 from rich.text import Text
 
 from console.client.wire import Handoff, StepData, StepRecord, Verdict, VerdictQuestion, WorkItem
@@ -30,6 +34,44 @@ def to_text(lines: list[Line]) -> Text:
             text.append("\n")
         text.append(content, style)
     return text
+
+
+HANG = 2
+"""Cells a wrapped line's continuation hangs under the line's own indent."""
+
+
+class Hanging:
+    """Lines wrapped to the pane, an indented line's continuation hanging under its own indent (plus
+    `HANG`): a long nested value (a step's output, a summary) reads as one entry instead of running on at
+    the left edge, where it would pass for a line of its own. Lines that start at the edge (prose) wrap as
+    Rich wraps them. `str()` is the lines unwrapped."""
+
+    def __init__(self, lines: list[Line]) -> None:
+        self.lines = lines
+
+    def __str__(self) -> str:
+        return "\n".join(content for content, _ in self.lines)
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> Iterator[Text]:
+        width = max(1, options.max_width)
+        for content, style in self.lines:
+            indent = len(content) - len(content.lstrip(" "))
+            if not indent or cell_len(content) <= width or indent + HANG >= width // 2:
+                yield Text(content, style)
+                continue
+            wrapped = textwrap.wrap(
+                content,
+                width,
+                subsequent_indent=" " * (indent + HANG),
+                break_on_hyphens=False,
+                drop_whitespace=True,
+            )
+            for part in wrapped:
+                yield Text(part, style)
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        widest = max((cell_len(content) for content, _ in self.lines), default=0)
+        return Measurement(min(widest, 1), widest).clamp(max_width=options.max_width)
 
 
 def check_lines(

@@ -53,7 +53,7 @@ from console.modals.decide_context import context_lines, evidence_of
 from console.modals.evidence import EvidenceEditor
 from console.modals.fields import FieldsForm, declared_fields
 from console.palette import Palette
-from console.render import BarOf, to_text
+from console.render import BarOf, Hanging
 from console.scoped import Scoped
 from console.widgets.toggles import GlyphCheckbox, GlyphRadioButton
 
@@ -235,8 +235,8 @@ class DecideDialog(Dialog[DecideResult]):
         yield Button("Re-read", id="reread", classes="hidden", compact=True)
         yield Button("Close", id="close", compact=True)
 
-    def _context_text(self) -> Text:
-        return to_text(context_lines(self.entry, self.baseline, self.now(), self.palette, self.bar))
+    def _context_text(self) -> Hanging:
+        return Hanging(context_lines(self.entry, self.baseline, self.now(), self.palette, self.bar))
 
     def _show_context(self) -> None:
         self.query_one("#context", Static).update(self._context_text())

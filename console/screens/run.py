@@ -27,7 +27,7 @@ from console.map.layout import draw_process_map
 from console.messages import CancelRequested, DecideInRunRequested, EventRequested
 from console.palette import Palette
 from console.panes.evidence import EvidencePane
-from console.render import BarOf, Line, step_data_lines, to_text, work_item_lines
+from console.render import BarOf, Hanging, Line, step_data_lines, to_text, work_item_lines
 from console.scoped import Permissions, Scoped
 from console.screens.main import focus_into
 from console.timeline import claims, from_log, from_view, timeline_lines
@@ -228,7 +228,7 @@ class RunScreen(Scoped, Screen[None]):
                 lines.append(("open work item", palette.accent))
                 lines += [(f"  {text}", style) for text, style in work_item_lines(item, palette, bar)]
         lines += step_data_lines(view["data"]["steps"].get(key), palette, bar)
-        detail.update(to_text(lines))
+        detail.update(Hanging(lines))
 
     @on(TabbedContent.TabActivated, "#run-tabs")
     def _focus_tab(self, event: TabbedContent.TabActivated) -> None:

@@ -6,6 +6,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
+from rich.console import Console
 from textual.binding import Binding
 
 from console.actions import ACTIONS, SCOPE_TITLES, allowed, bindings
@@ -32,7 +33,7 @@ from console.modals.event import parse_event
 from console.palette import Palette
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
-from console.render import record_lines, reflowed
+from console.render import Hanging, record_lines, reflowed
 from console.themes import load_themes
 from tests.console.console_support import a_run, a_view, a_work_item
 
@@ -387,3 +388,25 @@ def test_a_steps_output_shows_objects_as_pairs_and_lists_of_objects_one_row_each
         "                     1. user: ana@example.com · reason: admin",
         "                     2. user: tom@example.com",
     ]
+
+
+def test_an_indented_line_wraps_under_its_own_indent_and_prose_from_the_edge() -> None:
+    lines = [
+        ("Approve refunds over 100 when the verdict is right", "bold"),
+        ("    decisionSummary: refund 258.55 of the 319.60 order 13386 (wrong_item)", ""),
+        ("  short", ""),
+        ("                  deep: a value that would hang past half the width", ""),
+    ]
+    console = Console(width=36, record=True)
+    console.print(Hanging(lines))
+    assert [line.rstrip() for line in console.export_text().splitlines()] == [
+        "Approve refunds over 100 when the",
+        "verdict is right",
+        "    decisionSummary: refund 258.55",
+        "      of the 319.60 order 13386",
+        "      (wrong_item)",
+        "  short",
+        "                  deep: a value that",
+        "would hang past half the width",
+    ]
+    assert str(Hanging(lines)) == "\n".join(text for text, _ in lines)
