@@ -16,7 +16,6 @@ from engine.org import OrgConfig, ServerSettings
 from tests.http.http_support import AGENT_TOKEN, ok
 from tests.support.mcp import McpCaller
 
-
 # The starting ports lie below Linux's ephemeral range (32768-60999), where the outgoing connections of
 # tests running beside these ones take ports at random: a port after `start` stays free here.
 
