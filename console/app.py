@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from time import monotonic
 from typing import TypeVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
-from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TextArea
+from textual.worker import Worker
 
 from console import messages
 from console.actions import bindings
@@ -141,7 +142,7 @@ class ApcApp(Scoped, App[None]):
         self.palette = self._theme_palette()
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")
-        self.run_worker(self._start(), name="start", exit_on_error=True)
+        self.run_while_open(self._start, group="start")
 
     async def _start(self) -> None:
         if self.session is None and self._opener is not None:
@@ -170,14 +171,14 @@ class ApcApp(Scoped, App[None]):
         if self.live:
             self._arm()
         if self.live and self.session.watch is not None:
-            self.run_worker(self.session.watch(self._tick), group="watch")
+            self.run_while_open(partial(self.session.watch, self._tick), group="watch")
         self.call_after_refresh(self._up)
 
     def _up(self) -> None:
         """The first screen is written: what it did not wait for is read now, the extra tabs built."""
         self.ready.set()
-        self.run_worker(self._after_first_screen(), group="start")
-        self.run_worker(self.main.build_extra_panes(), group="build")
+        self.run_while_open(self._after_first_screen, group="start")
+        self.run_while_open(self.main.build_extra_panes, group="build")
 
     async def _after_first_screen(self) -> None:
         """What the first screen did not wait for: its rows' dates, the runs list's first page."""
@@ -185,6 +186,26 @@ class ApcApp(Scoped, App[None]):
         if error is not None:
             self.report_error("runs", error)
         self.update_status()
+
+    def run_while_open(
+        self, work: Callable[[], Awaitable[object]], *, group: str, exclusive: bool = False
+    ) -> Worker[None]:
+        """Run `work` in a worker that the app's closing ends quietly.
+
+        Closing takes down the screens and panes a worker reads, and cancels the workers, in the
+        order Textual chooses (`run_test` prunes the screens first, `exit` cancels first): what a
+        worker meets once the app is no longer running (NoMatches, a screen gone) is the closing, and
+        there is nothing left to show it on. `work` is a function, called in the worker: a worker
+        cancelled before it ran leaves no coroutine never awaited."""
+        name = getattr(work, "__name__", "") or getattr(getattr(work, "func", None), "__name__", "")
+        return self.run_worker(partial(self._while_open, work), name=name, group=group, exclusive=exclusive)
+
+    async def _while_open(self, work: Callable[[], Awaitable[object]]) -> None:
+        try:
+            await work()
+        except Exception:
+            if self.is_running:
+                raise
 
     async def on_unmount(self) -> None:
         gc.unfreeze()
@@ -236,24 +257,17 @@ class ApcApp(Scoped, App[None]):
         if self.paused:
             self.calls_paused += 1
             return
-        # the method, not a coroutine: a tick that fires as the app exits starts no worker, and no
-        # coroutine is left never awaited (Textual types it as a Coroutine[None, None, T] function)
-        self.run_worker(self._tick_and_arm, group="reload", exclusive=True)  # type: ignore[arg-type]
+        self.run_while_open(self._tick_and_arm, group="reload", exclusive=True)
 
     async def _tick_and_arm(self) -> None:
         try:
             await self.reload_all(full=False)
-        except NoMatches:
-            if self.is_running:
-                raise
-            # a read that ended while the app closed: `run_test` takes the panes down before it
-            # cancels the workers, so a tick under way can find them gone
         finally:
-            if self.live:
+            if self.live and self.is_running:
                 self._arm()
 
     def reload_soon(self) -> None:
-        self.run_worker(self.reload_all(), group="reload", exclusive=True)
+        self.run_while_open(self.reload_all, group="reload", exclusive=True)
 
     def on_key(self, event: events.Key) -> None:
         """The operator is here: refresh at the configured pace again."""
@@ -483,7 +497,7 @@ class ApcApp(Scoped, App[None]):
         return [identity.id for identity in self.client.people()]
 
     def open_run(self, run_id: str) -> None:
-        self.run_worker(self.flows.open_run(run_id), group="open-run")
+        self.run_while_open(partial(self.flows.open_run, run_id), group="open-run")
 
     # what the panes ask for
 
@@ -493,7 +507,7 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.FindRun)
     def _find_run(self, message: messages.FindRun) -> None:
-        self.run_worker(self.flows.find_run(message.run_id), group="open-run")
+        self.run_while_open(partial(self.flows.find_run, message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:
@@ -501,7 +515,9 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.DecideInRunRequested)
     def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
-        self.run_worker(self.flows.decide_in_run(message.run_id, message.step_id), group="decide")
+        self.run_while_open(
+            partial(self.flows.decide_in_run, message.run_id, message.step_id), group="decide"
+        )
 
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
@@ -509,7 +525,7 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.EventRequested)
     def _event(self, message: messages.EventRequested) -> None:
-        self.run_worker(self.flows.ask_event(message.view), group="event")
+        self.run_while_open(partial(self.flows.ask_event, message.view), group="event")
 
     @on(messages.StartRunRequested)
     def _start_run(self, message: messages.StartRunRequested) -> None:
@@ -535,9 +551,11 @@ class ApcApp(Scoped, App[None]):
     @on(messages.RowsWanted)
     def _rows_wanted(self, message: messages.RowsWanted) -> None:
         if message.to_end:
-            self.run_worker(self.load_rows(message), group="load-all", exclusive=True)
+            self.run_while_open(partial(self.load_rows, message), group="load-all", exclusive=True)
         else:
-            self.run_worker(self.load_rows(message), group=f"rows-{message.source}", exclusive=True)
+            self.run_while_open(
+                partial(self.load_rows, message), group=f"rows-{message.source}", exclusive=True
+            )
 
     @on(messages.Notice)
     def _notice(self, message: messages.Notice) -> None:
@@ -644,7 +662,7 @@ class ApcApp(Scoped, App[None]):
             if action == "stage" and ok:
                 self.reload_soon()
 
-        self.run_worker(act(), group="presenter")
+        self.run_while_open(act, group="presenter")
 
     def action_demo_pause(self) -> None:
         presenter = self.session.presenter if self.session is not None else None

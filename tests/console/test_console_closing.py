@@ -1,0 +1,39 @@
+"""Closing the console at any moment of its start-up: nothing fails on the way out, nothing is left running."""
+
+from __future__ import annotations
+
+import asyncio
+
+import pytest
+
+from console.client import Envelope
+from console.client.local import LocalClient
+from console.client.wire import GetRunResult
+from engine.clock import ManualClock
+from tests.console.console_support import Agent, make_app
+
+
+async def test_closing_as_the_first_screen_dates_its_rows_fails_nothing(
+    client: LocalClient, agent: Agent, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The rows of the first screen are dated after it is written (`_after_first_screen`): a date
+    read that ends while the app closes finds the panes taken down, which is no error."""
+    await agent.screen(await agent.start("screening", {"vendorName": "Acme"}))
+    app = make_app(client, clock)
+    read = client.get_run
+    dating: list[str] = []
+
+    async def get_run_as_the_app_closes(run_id: str) -> Envelope[GetRunResult]:
+        """Answers once the filter bar, which the dating reads next, is taken down by the closing app."""
+        dating.append(run_id)
+        select = app.main.query_one("#work-process")
+        while select.parent is not None:
+            await asyncio.sleep(0)
+        return await read(run_id)
+
+    monkeypatch.setattr(client, "get_run", get_run_as_the_app_closes)
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        while not dating:
+            await asyncio.sleep(0)
+    assert len(dating) == 1
