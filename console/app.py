@@ -23,7 +23,7 @@ from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TextArea
-from textual.worker import Worker
+from textual.worker import Worker, WorkerState
 
 from console import messages
 from console.actions import bindings
@@ -208,6 +208,12 @@ class ApcApp(Scoped, App[None]):
                 raise
 
     async def on_unmount(self) -> None:
+        # Textual cancels the workers as the app closes but does not wait for them: one cancelled in
+        # the middle of a read would be left behind, still cancelling, once the app has closed
+        workers = [w for w in self.workers if w.state is not WorkerState.PENDING]
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
         gc.unfreeze()
         gc.set_threshold(*self._gc_thresholds)
         if self.session is not None and self.session.close is not None:

@@ -37,3 +37,26 @@ async def test_closing_as_the_first_screen_dates_its_rows_fails_nothing(
         while not dating:
             await asyncio.sleep(0)
     assert len(dating) == 1
+
+
+async def test_a_worker_cancelled_as_the_app_closes_is_not_left_behind(
+    client: LocalClient, agent: Agent, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Textual cancels the workers as the app closes but does not wait for them: one cancelled in
+    the middle of a read (here the first screen's dates, a read that never answers) was left in
+    `app.workers`, still cancelling, after the app had closed. The console waits for them."""
+    await agent.screen(await agent.start("screening", {"vendorName": "Acme"}))
+    app = make_app(client, clock, live=True)
+    dating: list[str] = []
+
+    async def get_run_never_answers(run_id: str) -> Envelope[GetRunResult]:
+        dating.append(run_id)
+        await asyncio.Event().wait()
+        raise AssertionError("a read that never answers answered")
+
+    monkeypatch.setattr(client, "get_run", get_run_never_answers)
+    async with app.run_test(size=(120, 40)):
+        await app.ready.wait()
+        while not dating:
+            await asyncio.sleep(0)
+    assert list(app.workers) == []
