@@ -127,7 +127,13 @@ class MainScreen(Screen[None]):
         return str(self.query_one("#tabs", TabbedContent).active)
 
     def show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active != tab:
+            # focus left in the tab being hidden would not stay there: Textual moves it to a sibling in
+            # that tab, whose pane then asks for its tab back (`2` pressed as the console came up
+            # showed the work queue again); the tab shown takes the focus (`focus_into`)
+            self.set_focus(None)
+        tabs.active = tab
 
     @on(TabbedContent.TabActivated, "#tabs")
     async def _shown(self, event: TabbedContent.TabActivated) -> None:

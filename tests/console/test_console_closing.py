@@ -5,12 +5,13 @@ from __future__ import annotations
 import asyncio
 
 import pytest
+from textual import events
 
 from console.client import Envelope
 from console.client.local import LocalClient
 from console.client.wire import GetRunResult
 from engine.clock import ManualClock
-from tests.console.console_support import Agent, make_app
+from tests.console.console_support import Agent, make_app, settle
 
 
 async def test_closing_as_the_first_screen_dates_its_rows_fails_nothing(
@@ -60,3 +61,20 @@ async def test_a_worker_cancelled_as_the_app_closes_is_not_left_behind(
         while not dating:
             await asyncio.sleep(0)
     assert list(app.workers) == []
+
+
+async def test_a_tab_shown_as_the_console_comes_up_stays_shown(
+    client: LocalClient, clock: ManualClock
+) -> None:
+    """`2` pressed as the console came up could show the work queue again: the work table, hidden with its
+    tab, gave its focus to a sibling in that tab (Textual's way), whose tab then asked to be shown.
+    The hide is handled here before the runs tab is shown, as it can be on a busy machine."""
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        table = app.main.query_one("#work-table")
+        app.main.show_tab("runs")
+        table._on_hide(events.Hide())
+        await settle(pilot)
+        assert app.main.active_tab == "runs"
+        assert app.focused is app.main.query_one("#runs-table")
