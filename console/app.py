@@ -155,18 +155,25 @@ class ApcApp(Scoped, App[None]):
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
         self._flows = Flows(self, Documents(self.client))
-        # a remote client opens its session (asking which tools the server offers) while the screen is built
-        opening = asyncio.ensure_future(self.client.extra_tools())
-        main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
-        self.install_screen(main, name="main")
-        await self.push_screen("main")
-        await opening
-        if self.session.activity is not None:
-            self.session.activity.listen(self._activity)
-        for notice in self.session.notices:
-            self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
+        # while the screen is built: a remote client opens its session (asking which tools the server
+        # offers), and the first page of the queue is read (the first read needs nothing from the screen)
         self._lists = Lists(self.client)
-        await self.reload_all()
+        opening = asyncio.ensure_future(self.client.extra_tools())
+        reading = asyncio.ensure_future(self.lists.visible(self.lists.work, Window(0, -1), head=True))
+        try:
+            main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
+            self.install_screen(main, name="main")
+            await self.push_screen("main")
+            await opening
+            if self.session.activity is not None:
+                self.session.activity.listen(self._activity)
+            for notice in self.session.notices:
+                level: SeverityLevel = "warning" if notice.startswith("Not published") else "information"
+                self.toast(notice, severity=level)
+            await self.reload_all(work_read=reading)
+        finally:  # closing while the screen is built
+            opening.cancel()
+            reading.cancel()
         gc.freeze()  # and what stands now: Textual, the first pages
         if self.live:
             self._arm()
@@ -282,12 +289,15 @@ class ApcApp(Scoped, App[None]):
             if self.live and not self.paused:
                 self._arm()
 
-    async def reload_all(self, *, full: bool = True) -> None:
+    async def reload_all(
+        self, *, full: bool = True, work_read: Awaitable[tuple[bool, Failure | None]] | None = None
+    ) -> None:
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
         the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
-        search knows their names), and again with their documents while their tab is shown."""
+        search knows their names), and again with their documents while their tab is shown.
+        `work_read`: the queue's read, begun already (the first screen's, begun as the screen is built)."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -312,7 +322,8 @@ class ApcApp(Scoped, App[None]):
         lists.filter_work(work.filters().process)
 
         async def read_work() -> tuple[bool, Failure | None]:
-            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
+            reading = work_read or lists.visible(lists.work, work.table.window, head=True, tail=not full)
+            changed, error = await reading
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
                 if self.ready.is_set():  # the first screen is written before its rows are dated (`_up`)

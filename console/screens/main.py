@@ -57,6 +57,10 @@ def focus_into(event: TabbedContent.TabActivated) -> None:
 
 
 class MainScreen(Screen[None]):
+    AUTO_FOCUS = "#work-table"
+    """Focused as the screen is composed, before it is first drawn (Textual's default, the first focusable
+    widget, is the tabs: a focus, footer keys and a frame more on the way to the table)."""
+
     def __init__(
         self,
         permissions: Permissions,
@@ -102,9 +106,6 @@ class MainScreen(Screen[None]):
     def built(self, tab: str) -> bool:
         """Whether the tab's content is there (it is built when the tab is first shown)."""
         return tab in self._built
-
-    def on_mount(self) -> None:
-        self.query_one("#work-table").focus()
 
     @property
     def work(self) -> WorkPane:
