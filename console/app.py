@@ -9,20 +9,21 @@ from __future__ import annotations
 
 import asyncio
 import gc
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
+from functools import partial
 from time import monotonic
 from typing import TypeVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
-from textual.css.query import NoMatches
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TextArea
+from textual.worker import Worker, WorkerState
 
 from console import messages
 from console.actions import bindings
@@ -141,7 +142,7 @@ class ApcApp(Scoped, App[None]):
         self.palette = self._theme_palette()
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")
-        self.run_worker(self._start(), name="start", exit_on_error=True)
+        self.run_while_open(self._start, group="start")
 
     async def _start(self) -> None:
         if self.session is None and self._opener is not None:
@@ -154,30 +155,37 @@ class ApcApp(Scoped, App[None]):
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
         self._flows = Flows(self, Documents(self.client))
-        # a remote client opens its session (asking which tools the server offers) while the screen is built
-        opening = asyncio.ensure_future(self.client.extra_tools())
-        main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
-        self.install_screen(main, name="main")
-        await self.push_screen("main")
-        await opening
-        if self.session.activity is not None:
-            self.session.activity.listen(self._activity)
-        for notice in self.session.notices:
-            self.toast(notice, severity="warning" if notice.startswith("Not published") else "information")
+        # while the screen is built: a remote client opens its session (asking which tools the server
+        # offers), and the first page of the queue is read (the first read needs nothing from the screen)
         self._lists = Lists(self.client)
-        await self.reload_all()
+        opening = asyncio.ensure_future(self.client.extra_tools())
+        reading = asyncio.ensure_future(self.lists.visible(self.lists.work, Window(0, -1), head=True))
+        try:
+            main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
+            self.install_screen(main, name="main")
+            await self.push_screen("main")
+            await opening
+            if self.session.activity is not None:
+                self.session.activity.listen(self._activity)
+            for notice in self.session.notices:
+                level: SeverityLevel = "warning" if notice.startswith("Not published") else "information"
+                self.toast(notice, severity=level)
+            await self.reload_all(work_read=reading)
+        finally:  # closing while the screen is built
+            opening.cancel()
+            reading.cancel()
         gc.freeze()  # and what stands now: Textual, the first pages
         if self.live:
             self._arm()
         if self.live and self.session.watch is not None:
-            self.run_worker(self.session.watch(self._tick), group="watch")
+            self.run_while_open(partial(self.session.watch, self._tick), group="watch")
         self.call_after_refresh(self._up)
 
     def _up(self) -> None:
         """The first screen is written: what it did not wait for is read now, the extra tabs built."""
         self.ready.set()
-        self.run_worker(self._after_first_screen(), group="start")
-        self.run_worker(self.main.build_extra_panes(), group="build")
+        self.run_while_open(self._after_first_screen, group="start")
+        self.run_while_open(self.main.build_extra_panes, group="build")
 
     async def _after_first_screen(self) -> None:
         """What the first screen did not wait for: its rows' dates, the runs list's first page."""
@@ -186,7 +194,33 @@ class ApcApp(Scoped, App[None]):
             self.report_error("runs", error)
         self.update_status()
 
+    def run_while_open(
+        self, work: Callable[[], Awaitable[object]], *, group: str, exclusive: bool = False
+    ) -> Worker[None]:
+        """Run `work` in a worker that the app's closing ends quietly.
+
+        Closing takes down the screens and panes a worker reads, and cancels the workers, in the
+        order Textual chooses (`run_test` prunes the screens first, `exit` cancels first): what a
+        worker meets once the app is no longer running (NoMatches, a screen gone) is the closing, and
+        there is nothing left to show it on. `work` is a function, called in the worker: a worker
+        cancelled before it ran leaves no coroutine never awaited."""
+        name = getattr(work, "__name__", "") or getattr(getattr(work, "func", None), "__name__", "")
+        return self.run_worker(partial(self._while_open, work), name=name, group=group, exclusive=exclusive)
+
+    async def _while_open(self, work: Callable[[], Awaitable[object]]) -> None:
+        try:
+            await work()
+        except Exception:
+            if self.is_running:
+                raise
+
     async def on_unmount(self) -> None:
+        # Textual cancels the workers as the app closes but does not wait for them: one cancelled in
+        # the middle of a read would be left behind, still cancelling, once the app has closed
+        workers = [w for w in self.workers if w.state is not WorkerState.PENDING]
+        for worker in workers:
+            worker.cancel()
+        await asyncio.gather(*(worker.wait() for worker in workers), return_exceptions=True)
         gc.unfreeze()
         gc.set_threshold(*self._gc_thresholds)
         if self.session is not None and self.session.close is not None:
@@ -236,24 +270,17 @@ class ApcApp(Scoped, App[None]):
         if self.paused:
             self.calls_paused += 1
             return
-        # the method, not a coroutine: a tick that fires as the app exits starts no worker, and no
-        # coroutine is left never awaited (Textual types it as a Coroutine[None, None, T] function)
-        self.run_worker(self._tick_and_arm, group="reload", exclusive=True)  # type: ignore[arg-type]
+        self.run_while_open(self._tick_and_arm, group="reload", exclusive=True)
 
     async def _tick_and_arm(self) -> None:
         try:
             await self.reload_all(full=False)
-        except NoMatches:
-            if self.is_running:
-                raise
-            # a read that ended while the app closed: `run_test` takes the panes down before it
-            # cancels the workers, so a tick under way can find them gone
         finally:
-            if self.live:
+            if self.live and self.is_running:
                 self._arm()
 
     def reload_soon(self) -> None:
-        self.run_worker(self.reload_all(), group="reload", exclusive=True)
+        self.run_while_open(self.reload_all, group="reload", exclusive=True)
 
     def on_key(self, event: events.Key) -> None:
         """The operator is here: refresh at the configured pace again."""
@@ -262,12 +289,15 @@ class ApcApp(Scoped, App[None]):
             if self.live and not self.paused:
                 self._arm()
 
-    async def reload_all(self, *, full: bool = True) -> None:
+    async def reload_all(
+        self, *, full: bool = True, work_read: Awaitable[tuple[bool, Failure | None]] | None = None
+    ) -> None:
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
         the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
-        search knows their names), and again with their documents while their tab is shown."""
+        search knows their names), and again with their documents while their tab is shown.
+        `work_read`: the queue's read, begun already (the first screen's, begun as the screen is built)."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -292,7 +322,8 @@ class ApcApp(Scoped, App[None]):
         lists.filter_work(work.filters().process)
 
         async def read_work() -> tuple[bool, Failure | None]:
-            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
+            reading = work_read or lists.visible(lists.work, work.table.window, head=True, tail=not full)
+            changed, error = await reading
             if error is None or lists.work.started:
                 work.show(lists.work, work.updated, now, self.palette, lists.work_process)
                 if self.ready.is_set():  # the first screen is written before its rows are dated (`_up`)
@@ -483,7 +514,7 @@ class ApcApp(Scoped, App[None]):
         return [identity.id for identity in self.client.people()]
 
     def open_run(self, run_id: str) -> None:
-        self.run_worker(self.flows.open_run(run_id), group="open-run")
+        self.run_while_open(partial(self.flows.open_run, run_id), group="open-run")
 
     # what the panes ask for
 
@@ -493,7 +524,7 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.FindRun)
     def _find_run(self, message: messages.FindRun) -> None:
-        self.run_worker(self.flows.find_run(message.run_id), group="open-run")
+        self.run_while_open(partial(self.flows.find_run, message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:
@@ -501,7 +532,9 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.DecideInRunRequested)
     def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
-        self.run_worker(self.flows.decide_in_run(message.run_id, message.step_id), group="decide")
+        self.run_while_open(
+            partial(self.flows.decide_in_run, message.run_id, message.step_id), group="decide"
+        )
 
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
@@ -509,7 +542,7 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.EventRequested)
     def _event(self, message: messages.EventRequested) -> None:
-        self.run_worker(self.flows.ask_event(message.view), group="event")
+        self.run_while_open(partial(self.flows.ask_event, message.view), group="event")
 
     @on(messages.StartRunRequested)
     def _start_run(self, message: messages.StartRunRequested) -> None:
@@ -535,9 +568,11 @@ class ApcApp(Scoped, App[None]):
     @on(messages.RowsWanted)
     def _rows_wanted(self, message: messages.RowsWanted) -> None:
         if message.to_end:
-            self.run_worker(self.load_rows(message), group="load-all", exclusive=True)
+            self.run_while_open(partial(self.load_rows, message), group="load-all", exclusive=True)
         else:
-            self.run_worker(self.load_rows(message), group=f"rows-{message.source}", exclusive=True)
+            self.run_while_open(
+                partial(self.load_rows, message), group=f"rows-{message.source}", exclusive=True
+            )
 
     @on(messages.Notice)
     def _notice(self, message: messages.Notice) -> None:
@@ -644,7 +679,7 @@ class ApcApp(Scoped, App[None]):
             if action == "stage" and ok:
                 self.reload_soon()
 
-        self.run_worker(act(), group="presenter")
+        self.run_while_open(act, group="presenter")
 
     def action_demo_pause(self) -> None:
         presenter = self.session.presenter if self.session is not None else None

@@ -57,6 +57,10 @@ def focus_into(event: TabbedContent.TabActivated) -> None:
 
 
 class MainScreen(Screen[None]):
+    AUTO_FOCUS = "#work-table"
+    """Focused as the screen is composed, before it is first drawn (Textual's default, the first focusable
+    widget, is the tabs: a focus, footer keys and a frame more on the way to the table)."""
+
     def __init__(
         self,
         permissions: Permissions,
@@ -103,9 +107,6 @@ class MainScreen(Screen[None]):
         """Whether the tab's content is there (it is built when the tab is first shown)."""
         return tab in self._built
 
-    def on_mount(self) -> None:
-        self.query_one("#work-table").focus()
-
     @property
     def work(self) -> WorkPane:
         return self.query_one("#work-pane", WorkPane)
@@ -127,7 +128,13 @@ class MainScreen(Screen[None]):
         return str(self.query_one("#tabs", TabbedContent).active)
 
     def show_tab(self, tab: str) -> None:
-        self.query_one("#tabs", TabbedContent).active = tab
+        tabs = self.query_one("#tabs", TabbedContent)
+        if tabs.active != tab:
+            # focus left in the tab being hidden would not stay there: Textual moves it to a sibling in
+            # that tab, whose pane then asks for its tab back (`2` pressed as the console came up
+            # showed the work queue again); the tab shown takes the focus (`focus_into`)
+            self.set_focus(None)
+        tabs.active = tab
 
     @on(TabbedContent.TabActivated, "#tabs")
     async def _shown(self, event: TabbedContent.TabActivated) -> None:
