@@ -255,7 +255,8 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[
                 gone = rng.sample(range(len(open_ids)), max(1, len(open_ids) // 100))
                 gone += [i for i in range(5) if i not in gone]  # some of them on screen
                 await thread.run(cancel(system, [open_ids[index] for index in gone]))
-                open_ids = [run_id for i, run_id in enumerate(open_ids) if i not in set(gone)]
+                went = set(gone)
+                open_ids = [run_id for i, run_id in enumerate(open_ids) if i not in went]
 
                 async def tick() -> None:
                     await app.reload_all(full=False)
