@@ -121,7 +121,7 @@ class EventSource:
         """(run id, step id) -> (event name, timeout) for every `wait_for` step now waiting."""
         found: dict[tuple[str, str], tuple[str, str | None]] = {}
         states: tuple[RunState, ...] = ("waiting", "active")
-        for name in await self._waiting_kinds():
+        for name in await self._with_waits():
             for state in states:
                 for summary in await self._runs(name, state):
                     pinned = await self.engine.catalog.get(summary["process"], int(summary["version"]))
@@ -139,7 +139,7 @@ class EventSource:
                             found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
         return found
 
-    async def _waiting_kinds(self) -> list[str]:
+    async def _with_waits(self) -> list[str]:
         """The processes with a `wait_for` step in any published version: only their runs can wait on
         an event, so only theirs are read (an org's other open runs may be many: 100,000 of them cost
         nothing here). Each version is looked at once (`_has_wait`)."""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from console.demo.events import EventBehaviour, EventSource
@@ -10,6 +11,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
 from tests.demo.demo_support import AGENT_B, MIRA, rid
+from tests.support.processes import publish
 
 
 def feed(engine: Engine, clock: ManualClock, **behaviour: Any) -> EventSource:
@@ -106,3 +108,37 @@ async def test_the_feed_reads_only_runs_of_processes_with_a_wait_for_step(
         ("list_runs", {"process": "delivery", "state": "active", "limit": 100}),
     ]
     assert list(source._planned) == [(run_id, "await_delivery")]
+
+
+DELIVERY_WITHOUT_WAITS = """
+---
+name: delivery
+description: The courier is no longer waited on; an agent confirms the delivery.
+inputs:
+  item: string
+steps:
+  - id: confirm
+    agent: Confirm the delivery with the courier.
+    output:
+      status: string
+    next: received
+  - id: received
+    finish: received
+---
+
+# Delivery
+
+An agent confirms.
+"""
+
+
+async def test_a_run_of_an_older_version_with_a_wait_for_step_is_still_fed(
+    engine: Engine, clock: ManualClock, tmp_path: Path
+) -> None:
+    run_id = await start(engine)
+    await publish(engine, tmp_path / "v2", DELIVERY_WITHOUT_WAITS)
+    source = feed(engine, clock, in_time=(0.5, 0.5), late_share=0)
+    assert await source.poll() == 0
+    assert list(source._planned) == [(run_id, "await_delivery")]
+    clock.advance(minutes=15)
+    assert await source.poll() == 1
