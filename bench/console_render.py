@@ -17,8 +17,10 @@ up" is the queue read and drawn again from nothing, the app being up: the consol
 Beside them, the floor Textual sets: a bare Textual app with one Static, from app start to its
 first frame, measured in the same run.
 
-Beside them, the demo's pace while the console was measured (runs started, decisions, events, steps
-submitted a real minute): a demo whose loops stall on the seeded runs would cost the console little.
+Beside them, what the demo costs: the share of a core its thread takes while the console is idle
+(the interpreter the console's thread shares), and its pace while the console was measured (runs
+started, decisions, events, steps submitted a real minute): a demo whose loops stall on the seeded
+runs would cost the console little.
 
 The old DataTable takes minutes per refresh at 100,000 rows (hours for the whole run), so it is
 measured only at sizes up to `--old-up-to` (10,000 by default); larger sizes print no old figure and
@@ -224,8 +226,9 @@ def console_app(system: DemoSystem, thread: EngineThread) -> ApcApp:
     return app
 
 
-async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[str, float]]:
-    """The figures, and the first render from app start of a console opened on the running demo."""
+async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[str, float], float]:
+    """The figures, the first render from app start of a console opened on the running demo, the
+    demo's pace while measured, and the share of a core its thread took with the console idle."""
     started = time.perf_counter()
     async with demo_world(count) as (system, thread, ids):
         print(f"  seeded {count:,} runs in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -237,7 +240,7 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[
             await app.ready.wait()  # set after the frame showing the first page
             first = time.perf_counter() - started
             await starting
-            await asyncio.sleep(STARTED_SECONDS)
+            demo_cpu = await demo_share(thread, STARTED_SECONDS)
             demo_began, done_before = time.perf_counter(), demo_counts(system)
             table = app.main.work.table
             # the queue read and drawn again from nothing, the app being up: the console's own part
@@ -281,7 +284,20 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[
             # its start-up workers read on after the first frame: let them end before the app does
             await again.workers.wait_for_complete()
         pace = demo_pace(done_before, demo_counts(system), time.perf_counter() - demo_began)
-    return (first, reread, worst, worst_cpu, latency, latency_cpu), running, pace
+    return (first, reread, worst, worst_cpu, latency, latency_cpu), running, pace, demo_cpu
+
+
+async def demo_share(thread: EngineThread, seconds: float) -> float:
+    """Wait `seconds`, the console idle, and say what share of a core the demo's thread used meanwhile:
+    the demo's own cost (its loops, the engine work they ask for), which the console's thread shares
+    the interpreter with."""
+
+    async def cpu() -> float:
+        return time.thread_time()
+
+    began, began_cpu = time.perf_counter(), await thread.run(cpu())
+    await asyncio.sleep(seconds)
+    return (await thread.run(cpu()) - began_cpu) / (time.perf_counter() - began)
 
 
 def demo_counts(system: DemoSystem) -> dict[str, int]:
@@ -400,7 +416,7 @@ async def main() -> None:
     for size in sizes:
         gc.collect()  # the size before leaves its garbage behind, not in this size's figures
         bare = await bare_first_render()
-        ours, running, pace = await console_figures(size, options.ticks)
+        ours, running, pace, demo_cpu = await console_figures(size, options.ticks)
         print(
             f"# {size:,} open work items at {SIZE[0]}x{SIZE[1]}, embedded, {options.ticks} ticks of 1% changed"
         )
@@ -408,6 +424,7 @@ async def main() -> None:
             print(f"virtual table {label} {size}: {mine * 1000:.1f} ms", flush=True)
         print(f"virtual table first render from app start, demo running {size}: {running * 1000:.1f} ms")
         print(f"bare Textual app first render from app start {size}: {bare * 1000:.1f} ms")
+        print(f"demo thread CPU, console idle {size}: {demo_cpu * 100:.1f} % of a core")
         for what, rate in pace.items():
             print(f"demo {what} while measured {size}: {rate:.1f} /min")
         print(
