@@ -17,6 +17,11 @@ up" is the queue read and drawn again from nothing, the app being up: the consol
 Beside them, the floor Textual sets: a bare Textual app with one Static, from app start to its
 first frame, measured in the same run.
 
+Beside them, what the demo costs: the share of a core its thread takes while the console is idle
+(the interpreter the console's thread shares), and its pace while the console was measured (runs
+started, decisions, events, steps submitted a real minute): a demo whose loops stall on the seeded
+runs would cost the console little.
+
 The old DataTable takes minutes per refresh at 100,000 rows (hours for the whole run), so it is
 measured only at sizes up to `--old-up-to` (10,000 by default); larger sizes print no old figure and
 compare with the old figure at the largest size measured, scaled by the size (labelled "scaled").
@@ -28,6 +33,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import gc
 import os
 import random
 import sys
@@ -220,8 +226,9 @@ def console_app(system: DemoSystem, thread: EngineThread) -> ApcApp:
     return app
 
 
-async def console_figures(count: int, ticks: int) -> tuple[Figures, float]:
-    """The figures, and the first render from app start of a console opened on the running demo."""
+async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[str, float], float]:
+    """The figures, the first render from app start of a console opened on the running demo, the
+    demo's pace while measured, and the share of a core its thread took with the console idle."""
     started = time.perf_counter()
     async with demo_world(count) as (system, thread, ids):
         print(f"  seeded {count:,} runs in {time.perf_counter() - started:.1f} s", file=sys.stderr)
@@ -233,7 +240,8 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float]:
             await app.ready.wait()  # set after the frame showing the first page
             first = time.perf_counter() - started
             await starting
-            await asyncio.sleep(STARTED_SECONDS)
+            demo_cpu = await demo_share(thread, STARTED_SECONDS)
+            demo_began, done_before = time.perf_counter(), demo_counts(system)
             table = app.main.work.table
             # the queue read and drawn again from nothing, the app being up: the console's own part
             app.lists.forget()
@@ -250,7 +258,8 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float]:
                 gone = rng.sample(range(len(open_ids)), max(1, len(open_ids) // 100))
                 gone += [i for i in range(5) if i not in gone]  # some of them on screen
                 await thread.run(cancel(system, [open_ids[index] for index in gone]))
-                open_ids = [run_id for i, run_id in enumerate(open_ids) if i not in set(gone)]
+                went = set(gone)
+                open_ids = [run_id for i, run_id in enumerate(open_ids) if i not in went]
 
                 async def tick() -> None:
                     await app.reload_all(full=False)
@@ -267,11 +276,45 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float]:
                 latency, latency_cpu = max(latency, shown - began), max(latency_cpu, shown_cpu - began_cpu)
                 await app.workers.wait_for_complete()
         again = console_app(system, thread)
+        gc.collect()  # the garbage of the ticks above is not this render's to collect
         started = time.perf_counter()
         async with again.run_test(size=SIZE):
             await again.ready.wait()
             running = time.perf_counter() - started
-    return (first, reread, worst, worst_cpu, latency, latency_cpu), running
+            # its start-up workers read on after the first frame: let them end before the app does
+            await again.workers.wait_for_complete()
+        pace = demo_pace(done_before, demo_counts(system), time.perf_counter() - demo_began)
+    return (first, reread, worst, worst_cpu, latency, latency_cpu), running, pace, demo_cpu
+
+
+async def demo_share(thread: EngineThread, seconds: float) -> float:
+    """Wait `seconds`, the console idle, and say what share of a core the demo's thread used meanwhile:
+    the demo's own cost (its loops, the engine work they ask for), which the console's thread shares
+    the interpreter with."""
+
+    async def cpu() -> float:
+        return time.thread_time()
+
+    began, began_cpu = time.perf_counter(), await thread.run(cpu())
+    await asyncio.sleep(seconds)
+    return (await thread.run(cpu()) - began_cpu) / (time.perf_counter() - began)
+
+
+def demo_counts(system: DemoSystem) -> dict[str, int]:
+    """What the demo has done so far; the difference over the measured part is its pace then."""
+    return {
+        "runs started": len(system.starter.started),
+        "decisions by demo people": sum(system.people.decisions.values()),
+        "events sent": system.events.sent["in_time"] + system.events.sent["late"],
+        "steps submitted by demo agents": sum(a.submitted for a in system.control.agents),
+    }
+
+
+def demo_pace(before: dict[str, int], after: dict[str, int], seconds: float) -> dict[str, float]:
+    """What the demo did a real minute while the console was measured: a demo stalled by its own
+    loops (reading every seeded run) would cost the console little, so the figures mean little
+    without it."""
+    return {what: (after[what] - before[what]) * 60 / seconds for what in after}
 
 
 async def cancel(system: DemoSystem, run_ids: list[str]) -> None:
@@ -371,8 +414,9 @@ async def main() -> None:
     found: dict[int, tuple[tuple[float, ...], tuple[float, ...]]] = {}
     print(f"# load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     for size in sizes:
+        gc.collect()  # the size before leaves its garbage behind, not in this size's figures
         bare = await bare_first_render()
-        ours, running = await console_figures(size, options.ticks)
+        ours, running, pace, demo_cpu = await console_figures(size, options.ticks)
         print(
             f"# {size:,} open work items at {SIZE[0]}x{SIZE[1]}, embedded, {options.ticks} ticks of 1% changed"
         )
@@ -380,6 +424,9 @@ async def main() -> None:
             print(f"virtual table {label} {size}: {mine * 1000:.1f} ms", flush=True)
         print(f"virtual table first render from app start, demo running {size}: {running * 1000:.1f} ms")
         print(f"bare Textual app first render from app start {size}: {bare * 1000:.1f} ms")
+        print(f"demo thread CPU, console idle {size}: {demo_cpu * 100:.1f} % of a core")
+        for what, rate in pace.items():
+            print(f"demo {what} while measured {size}: {rate:.1f} /min")
         print(
             f"ratio virtual table / bare Textual app first render from app start {size}: {ours[0] / bare:.2f}"
         )

@@ -20,6 +20,7 @@ from console.demo.pace import Pace
 from engine.clock import rfc3339
 from engine.core import Engine
 from engine.document import durations
+from engine.document.model import Process, Step
 from engine.identity import Identity
 
 
@@ -70,6 +71,8 @@ class EventSource:
         self.sent: Counter[str] = Counter()
         """`in_time`, `late`, and `consumed` (the event completed a waiting step)."""
         self._planned: dict[tuple[str, str], _Planned] = {}
+        self._waits: dict[tuple[str, int], bool] = {}
+        """(process, version) -> whether it has a `wait_for` step."""
 
     async def run(self, every_seconds: float = 0.5) -> None:
         while True:
@@ -118,30 +121,57 @@ class EventSource:
         """(run id, step id) -> (event name, timeout) for every `wait_for` step now waiting."""
         found: dict[tuple[str, str], tuple[str, str | None]] = {}
         states: tuple[RunState, ...] = ("waiting", "active")
-        for state in states:
-            for summary in await self._runs(state):
-                pinned = await self.engine.catalog.get(summary["process"], int(summary["version"]))
-                if pinned is None:
-                    continue
-                _record, process = pinned
-                events = {s.id: s for s in process.steps if s.kind == "wait_for"}
-                if not events:
-                    continue
-                view = await as_person(self.caller, self.identity).get_run(summary["id"])
-                if not view["ok"]:
-                    continue
-                for step in view["data"]["steps"]:
-                    if step["id"] in events and step["state"] == "waiting":
-                        declared = events[step["id"]]
-                        found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
+        for name in await self._with_waits():
+            for state in states:
+                for summary in await self._runs(name, state):
+                    pinned = await self.engine.catalog.get(summary["process"], int(summary["version"]))
+                    if pinned is None:
+                        continue
+                    events = _wait_steps(pinned[1])
+                    if not events:
+                        continue
+                    view = await as_person(self.caller, self.identity).get_run(summary["id"])
+                    if not view["ok"]:
+                        continue
+                    for step in view["data"]["steps"]:
+                        if step["id"] in events and step["state"] == "waiting":
+                            declared = events[step["id"]]
+                            found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
         return found
 
-    async def _runs(self, state: RunState) -> list[RunSummary]:
+    async def _with_waits(self) -> list[str]:
+        """The processes with a `wait_for` step in any published version: only their runs can wait on
+        an event, so only theirs are read (an org's other open runs may be many: 100,000 of them cost
+        nothing here). Each version is looked at once (`_has_wait`)."""
+        names: list[str] = []
+        cursor: str | None = None
+        while True:
+            page = await as_person(self.caller, self.identity).list_processes(cursor)
+            if not page["ok"]:
+                return names
+            for item in page["data"]["items"]:
+                name, latest = item["name"], int(item["version"])
+                for version in range(latest, 0, -1):
+                    if await self._has_wait(name, version):
+                        names.append(name)
+                        break
+            cursor = page["data"]["nextCursor"]
+            if not cursor:
+                return names
+
+    async def _has_wait(self, name: str, version: int) -> bool:
+        known = self._waits.get((name, version))
+        if known is None:
+            pinned = await self.engine.catalog.get(name, version)
+            known = self._waits[(name, version)] = pinned is not None and bool(_wait_steps(pinned[1]))
+        return known
+
+    async def _runs(self, process: str, state: RunState) -> list[RunSummary]:
         items: list[RunSummary] = []
         cursor: str | None = None
         while True:
             page = await as_person(self.caller, self.identity).list_runs(
-                state=state, limit=100, cursor=cursor
+                process=process, state=state, limit=100, cursor=cursor
             )
             if not page["ok"]:
                 return items
@@ -149,3 +179,7 @@ class EventSource:
             cursor = page["data"]["nextCursor"]
             if not cursor:
                 return items
+
+
+def _wait_steps(process: Process) -> dict[str, Step]:
+    return {s.id: s for s in process.steps if s.kind == "wait_for"}
