@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import os
+import sys
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import replace
 from datetime import UTC, datetime
@@ -50,6 +52,21 @@ from console.widgets.live_table import STOPPABLE, StopRequested
 from console.widgets.virtual_table import Window
 
 T = TypeVar("T")
+
+TERMINAL_CHECK_SECONDS = 1.0
+"""How often the console looks whether its terminal is still there (`terminal_open`)."""
+TERMINAL_GONE = 1
+"""The exit code when the terminal hung up under the console."""
+
+
+def terminal_open() -> bool:
+    """Whether standard input is a terminal that is still there (a hung-up one is no longer a tty)."""
+    stdin = sys.__stdin__
+    try:
+        return stdin is not None and os.isatty(stdin.fileno())
+    except ValueError:  # closed
+        return False
+
 
 GC_THRESHOLDS = (1000, 5, 1000)
 """Python's collector while the console runs (its default is 700, 10, 10). A collection stops every
@@ -143,6 +160,15 @@ class ApcApp(Scoped, App[None]):
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")
         self.run_while_open(self._start, group="start")
+        if not self.is_headless and terminal_open():
+            self.set_interval(TERMINAL_CHECK_SECONDS, self._check_terminal, name="terminal")
+
+    def _check_terminal(self) -> None:
+        """End once the terminal hangs up (its window closed, or `make demo`'s tmux pane killed, where
+        make, not the console, gets the hangup signal): Textual's driver then reads end-of-file, forever,
+        and the console (the demo with it) would run on with nobody to see it."""
+        if not terminal_open():
+            self.exit(return_code=TERMINAL_GONE)
 
     async def _start(self) -> None:
         if self.session is None and self._opener is not None:

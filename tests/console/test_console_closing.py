@@ -7,6 +7,7 @@ import asyncio
 import pytest
 from textual import events
 
+import console.app
 from console.client import Envelope
 from console.client.local import LocalClient
 from console.client.wire import GetRunResult
@@ -78,3 +79,22 @@ async def test_a_tab_shown_as_the_console_comes_up_stays_shown(
         await settle(pilot)
         assert app.main.active_tab == "runs"
         assert app.focused is app.main.query_one("#runs-table")
+
+
+async def test_the_console_ends_when_its_terminal_hangs_up(
+    client: LocalClient, clock: ManualClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A hung-up terminal is no longer a tty: the check (each second, on a real terminal) ends the app
+    with TERMINAL_GONE, and leaves it alone while the terminal is there."""
+    app = make_app(client, clock)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await app.ready.wait()
+        monkeypatch.setattr(console.app, "terminal_open", lambda: True)
+        app._check_terminal()
+        await pilot.pause()
+        assert app.is_running
+        monkeypatch.setattr(console.app, "terminal_open", lambda: False)
+        app._check_terminal()
+        await pilot.pause()
+    assert not app.is_running
+    assert app.return_code == console.app.TERMINAL_GONE == 1
