@@ -13,14 +13,15 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from console.client.wire import Json, RunState, RunSummary
+from console.client.paging import PAGE, all_pages
+from console.client.wire import Envelope, Json, ListRunsResult, RunState, RunSummary
 from console.demo.calls import Caller, as_person
 from console.demo.director import Director
 from console.demo.pace import Pace
 from engine.clock import rfc3339
 from engine.core import Engine
 from engine.document import durations
-from engine.document.model import Process, Step
+from engine.document.model import Step
 from engine.identity import Identity
 
 
@@ -71,8 +72,8 @@ class EventSource:
         self.sent: Counter[str] = Counter()
         """`in_time`, `late`, and `consumed` (the event completed a waiting step)."""
         self._planned: dict[tuple[str, str], _Planned] = {}
-        self._waits: dict[tuple[str, int], bool] = {}
-        """(process, version) -> whether it has a `wait_for` step."""
+        self._waits: dict[tuple[str, int], dict[str, Step]] = {}
+        """(process, version) -> its `wait_for` steps by id."""
 
     async def run(self, every_seconds: float = 0.5) -> None:
         while True:
@@ -120,17 +121,15 @@ class EventSource:
     async def _waiting(self) -> dict[tuple[str, str], tuple[str, str | None]]:
         """(run id, step id) -> (event name, timeout) for every `wait_for` step now waiting."""
         found: dict[tuple[str, str], tuple[str, str | None]] = {}
+        calls = as_person(self.caller, self.identity)
         states: tuple[RunState, ...] = ("waiting", "active")
         for name in await self._with_waits():
             for state in states:
                 for summary in await self._runs(name, state):
-                    pinned = await self.engine.catalog.get(summary["process"], int(summary["version"]))
-                    if pinned is None:
-                        continue
-                    events = _wait_steps(pinned[1])
+                    events = await self._wait_steps(summary["process"], int(summary["version"]))
                     if not events:
                         continue
-                    view = await as_person(self.caller, self.identity).get_run(summary["id"])
+                    view = await calls.get_run(summary["id"])
                     if not view["ok"]:
                         continue
                     for step in view["data"]["steps"]:
@@ -139,47 +138,34 @@ class EventSource:
                             found[(summary["id"], step["id"])] = (declared.value, declared.timeout)
         return found
 
+    async def _runs(self, process: str, state: RunState) -> list[RunSummary]:
+        calls = as_person(self.caller, self.identity)
+
+        async def page(cursor: str | None) -> Envelope[ListRunsResult]:
+            return await calls.list_runs(process=process, state=state, limit=PAGE, cursor=cursor)
+
+        return (await all_pages(page))[0]
+
     async def _with_waits(self) -> list[str]:
         """The processes with a `wait_for` step in any published version: only their runs can wait on
         an event, so only theirs are read (an org's other open runs may be many: 100,000 of them cost
-        nothing here). Each version is looked at once (`_has_wait`)."""
+        nothing here)."""
+        processes, _, _ = await all_pages(as_person(self.caller, self.identity).list_processes)
         names: list[str] = []
-        cursor: str | None = None
-        while True:
-            page = await as_person(self.caller, self.identity).list_processes(cursor)
-            if not page["ok"]:
-                return names
-            for item in page["data"]["items"]:
-                name, latest = item["name"], int(item["version"])
-                for version in range(latest, 0, -1):
-                    if await self._has_wait(name, version):
-                        names.append(name)
-                        break
-            cursor = page["data"]["nextCursor"]
-            if not cursor:
-                return names
+        for item in processes:
+            name, latest = item["name"], int(item["version"])
+            for version in range(latest, 0, -1):
+                if await self._wait_steps(name, version):
+                    names.append(name)
+                    break
+        return names
 
-    async def _has_wait(self, name: str, version: int) -> bool:
+    async def _wait_steps(self, name: str, version: int) -> dict[str, Step]:
+        """The `wait_for` steps of a published version by id (none when it is not published), each
+        version read from the catalog once."""
         known = self._waits.get((name, version))
         if known is None:
             pinned = await self.engine.catalog.get(name, version)
-            known = self._waits[(name, version)] = pinned is not None and bool(_wait_steps(pinned[1]))
+            steps = pinned[1].steps if pinned is not None else []
+            known = self._waits[(name, version)] = {s.id: s for s in steps if s.kind == "wait_for"}
         return known
-
-    async def _runs(self, process: str, state: RunState) -> list[RunSummary]:
-        items: list[RunSummary] = []
-        cursor: str | None = None
-        while True:
-            page = await as_person(self.caller, self.identity).list_runs(
-                process=process, state=state, limit=100, cursor=cursor
-            )
-            if not page["ok"]:
-                return items
-            items.extend(page["data"]["items"])
-            cursor = page["data"]["nextCursor"]
-            if not cursor:
-                return items
-
-
-def _wait_steps(process: Process) -> dict[str, Step]:
-    return {s.id: s for s in process.steps if s.kind == "wait_for"}
