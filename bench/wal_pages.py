@@ -5,8 +5,8 @@ pages, the bigger that append. This drives runs of an agent-then-person process 
 submit, renew, decide) through `engine.call`, reads the WAL frames each call appended (the frames of
 the file's current salts past those there before the call; a WAL that restarted after a checkpoint
 counts from its start), and names each page's owner with SQLite's `dbstat` at the end. Beside them, in
-the same run, a bare autocommit INSERT of a row the size of a run document (the throughput bench's
-baseline).
+the same run, a bare autocommit INSERT of a 1,500-byte row (about a run document's size, and like it
+within one page), as the throughput bench's baseline inserts.
 
     .venv/bin/python bench/wal_pages.py [--runs N]
 """
