@@ -5,9 +5,10 @@ The search box takes a process name (the server filters by it), a whole run id (
 or not), or anything else: a run id prefix or part of a process name, searched among the loaded rows,
 as the status line says. State and input filters go to the server.
 
-A cursor on the first row follows the newest run; anywhere else it stays on its run, and runs that
-arrive above it while the operator looks further down are counted on the status line (`newer runs
-above`) until they scroll up to them. Marks (k9s style) select runs for a bulk cancel, and survive
+The cursor stays on its run, wherever it is: a run the operator chose is the one `x` cancels, even as
+new runs arrive. A view at the top stays there, so the newest runs come into sight above the cursor;
+further down the view moves with the cursor, and the runs that came above it are counted on the status
+line (`newer runs above`) until the operator scrolls up to them. Marks (k9s style) select runs for a bulk cancel, and survive
 paging: a marked run whose page is let go is still marked. The confirmation names how many and which.
 """
 
@@ -223,13 +224,13 @@ class RunsPane(Scoped, Vertical):
         self.sync_bindings()
 
     def _place(self, keys: list[str]) -> None:
-        """Show `keys`: a cursor on the first row with the view at the top stays there (the newest run);
-        one elsewhere stays on its run, and the rows that came above the view are counted."""
+        """Show `keys` with the cursor on its run: a view at the top stays at the top while the cursor is
+        still in it; elsewhere the view moves with the cursor, and the rows that came above it are counted."""
         table = self.table
         key, row, top = table.current_key, table.cursor_row, table.window.first
         table.set_keys(keys)
-        if row == 0 and top == 0:
-            table.move_cursor(row=0)
+        if top == 0 and table.cursor_row < table.visible_rows:
+            table.scroll_to(y=0, animate=False, immediate=True)
         elif key is not None and table.current_key == key and table.cursor_row > row:
             self.newer += table.cursor_row - row
         self.newer = min(self.newer, table.window.first)

@@ -1,5 +1,5 @@
 """The runs list as an operator uses it: search (a whole run id opens the run, anything else searches
-the loaded rows), a cursor that follows the newest run or stays on its own with `newer runs above`,
+the loaded rows), a cursor that stays on its run (newer runs in sight at the top, else `newer runs above`),
 marks (not on ended runs, `U` clears them), and a bulk cancel that `esc` stops. Budget: ~10 s."""
 
 from __future__ import annotations
@@ -56,7 +56,7 @@ async def test_a_whole_run_id_opens_the_run_and_anything_else_searches_the_loade
         assert shown(app, "#runs-status") == "1–2 of 2 runs"
 
 
-async def test_the_cursor_follows_the_newest_run_until_moved_then_newer_runs_are_counted_above(
+async def test_the_cursor_keeps_its_run_the_view_at_the_top_shows_newer_runs_further_down_counts_them(
     client: LocalClient, agent: Agent, clock: ManualClock
 ) -> None:
     for number in range(30):
@@ -68,21 +68,29 @@ async def test_the_cursor_follows_the_newest_run_until_moved_then_newer_runs_are
         await press(pilot, "2")
         table = app.main.runs.table
         assert (table.cursor_row, table.window.first) == (0, 0)
+        chosen = table.current_key
         clock.advance(seconds=1)
         newest = await agent.start("intake", {"ticket": "T-new"})
         await app.reload_all()
         await settle(pilot)
-        assert (table.cursor_row, table.current_key) == (0, newest)
-        await press(pilot, "j", "j")
+        assert (table.current_key, table.cursor_row, table.window.first) == (chosen, 1, 0)
+        assert table.key_at(0) == newest
+        assert shown(app, "#runs-status").startswith("1–")
+        rows = table.visible_rows
+        await press(pilot, *["j"] * (rows - 1))
+        assert (table.cursor_row, table.window.first) == (rows, 1), "the last row in view, the view one down"
         pinned = table.current_key
         for number in range(2):
             clock.advance(seconds=1)
             await agent.start("intake", {"ticket": f"T-newer-{number}"})
         await app.reload_all()
         await settle(pilot)
-        assert (table.current_key, table.cursor_row, table.window.first) == (pinned, 4, 2)
+        assert (table.current_key, table.cursor_row, table.window.first) == (pinned, rows + 2, 3)
+        assert shown(app, "#runs-status").startswith("↑ 2 newer runs above (g) · 4–")
+        await press(pilot, *["k"] * rows)
+        assert (table.cursor_row, table.window.first) == (2, 2)
         assert shown(app, "#runs-status").startswith("↑ 2 newer runs above (g) · 3–")
-        await press(pilot, "k", "k", "k")
+        await press(pilot, "k")
         assert table.window.first == 1
         assert shown(app, "#runs-status").startswith("↑ 1 newer run above (g) · 2–")
         await press(pilot, "g")
