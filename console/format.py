@@ -144,6 +144,11 @@ def unique_prefix(ids: Iterable[str], least: int = 6) -> int:
     return need
 
 
+def counted(count: int, noun: str) -> str:
+    """`1 item`, `3 items`: a count and its noun, plural when it is not one."""
+    return f"{count:,} {noun}{'' if count == 1 else 's'}"
+
+
 def one_line(text: object, limit: int = 200) -> str:
     flat = " ".join(str(text or "").split())
     return flat if len(flat) <= limit else flat[: limit - 1] + "…"

@@ -17,7 +17,7 @@ from rich.text import Text
 
 from console.client.wire import Handoff, StepData, StepRecord, Verdict, VerdictQuestion, WorkItem
 from console.diff import RECORD_FIELDS, attempt_diffs
-from console.format import assignee, one_line, stamp, value_text
+from console.format import assignee, counted, one_line, stamp, value_text
 from console.palette import Palette
 
 Line = tuple[str, str]
@@ -131,7 +131,7 @@ def value_rows(name: str, value: object, lead: str) -> list[str]:
     row per element; anything else as `value_text`."""
     if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
         under = " " * len(lead)
-        count = f"{len(value)} item{'' if len(value) == 1 else 's'}"
+        count = counted(len(value), "item")
         return [f"{lead}{count}"] + [f"{under}{n}. {pairs(item)}" for n, item in enumerate(value, 1)]
     return [f"{lead}{pairs(value) if isinstance(value, dict) and value else value_text(value, 2000)}"]
 

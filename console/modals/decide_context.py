@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from console.client.wire import PersonWorkEntry, RecordedEvidence, RunView, StepData
-from console.format import due, is_late, stamp
+from console.format import counted, due, is_late, stamp
 from console.palette import Palette
 from console.render import BarOf, Line, record_lines, value_rows, work_item_lines
 
@@ -108,7 +108,6 @@ def context_lines(
         else:
             lines.append(("  no current completion", palette.muted))
         if step.data["history"]:
-            lines.append(
-                (f"  {len(step.data['history'])} earlier attempt(s) in the run's detail", palette.muted)
-            )
+            attempts = counted(len(step.data["history"]), "earlier attempt")
+            lines.append((f"  {attempts} in the run's detail", palette.muted))
     return lines

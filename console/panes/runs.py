@@ -26,7 +26,7 @@ from textual.widgets import Input, Select, Static
 from console.actions import bindings
 from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
-from console.format import SortText, plain, short_id, stamp, unique_prefix, value_text
+from console.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.panes.work import wants_rows, window_text
@@ -239,7 +239,7 @@ class RunsPane(Scoped, Vertical):
         window = self.table.window
         parts = [window_text(window.first, window.last, self.table.row_count, self.pages.more) + " runs"]
         if self.newer:
-            parts.insert(0, f"↑ {self.newer:,} newer run{'s' if self.newer > 1 else ''} above (g)")
+            parts.insert(0, f"↑ {counted(self.newer, 'newer run')} above (g)")
         needle = self.needle()
         if needle:
             parts.append(f"search '{needle}' among the {len(self.pages.keys):,} loaded runs")

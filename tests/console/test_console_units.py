@@ -26,7 +26,7 @@ from console.client.wire import (
 )
 from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
-from console.format import age, due, span
+from console.format import age, counted, due, span
 from console.modals.decide import Confirm, DecisionSet
 from console.modals.decide_context import input_table
 from console.modals.event import parse_event
@@ -38,6 +38,15 @@ from console.themes import load_themes
 from tests.console.console_support import a_run, a_view, a_work_item
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)
+
+
+def test_a_count_takes_the_plural_unless_it_is_one() -> None:
+    assert [counted(n, "earlier attempt") for n in (0, 1, 2, 1200)] == [
+        "0 earlier attempts",
+        "1 earlier attempt",
+        "2 earlier attempts",
+        "1,200 earlier attempts",
+    ]
 
 
 def test_spans_use_the_largest_whole_unit() -> None:
