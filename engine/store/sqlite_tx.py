@@ -47,6 +47,10 @@ class SqliteTransaction:
         run.data = dict(entry.data)
         return run
 
+    def saved_rows(self, run_id: str) -> DerivedRows | None:
+        entry = self._cache.get(run_id)
+        return None if entry is None else entry.rows
+
     def _read(self, run_id: str) -> CachedRun | None:
         """The run as the database holds it, now in the cache."""
         row = self._c.execute("SELECT seq, state, outcome, doc FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -102,7 +106,7 @@ class SqliteTransaction:
         )
         chars, last = self._save_data(seq, run, {}, {}, 0)
         self._cache.put(
-            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run], derived)
         )
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
@@ -121,7 +125,9 @@ class SqliteTransaction:
             args.append(run.outcome)
         self._c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE seq = ?", (*args, loaded.seq))
         chars, last = self._save_data(loaded.seq, run, loaded.data, loaded.chars, loaded.last_pos)
-        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+        entry = CachedRun(
+            loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run], derived
+        )
         self._cache.put(run.id, entry)
         self._derive(run, derived, loaded.seq, before)
 
