@@ -23,7 +23,10 @@ SELECTS = {
     # SQLite keeps each step's run data in `run_steps` (schema 5); PostgreSQL keeps it in the document.
     "runs": "SELECT seq, id, process, version, state, outcome, started_at, updated_at, inputs, "
     "json_set(doc, '$.data', (SELECT json_group_object(step_id, json(data)) FROM "
-    "(SELECT step_id, data FROM run_steps WHERE run_id = runs.id ORDER BY pos))) AS doc FROM runs",
+    "(SELECT step_id, data FROM run_steps WHERE run_seq = runs.seq ORDER BY pos))) AS doc FROM runs",
+    # SQLite keys a log entry by its run's seq (schema 8); PostgreSQL by its run's id.
+    "run_log": "SELECT r.id AS run_id, l.slot, l.seq, l.at, l.kind, l.by, l.step_id, l.note, l.count, "
+    "l.detail FROM run_log l JOIN runs r ON r.seq = l.run_seq",
 }
 IDENTITY_COLUMNS = {"runs": "seq", "outbox": "seq", "deliveries": "id"}
 

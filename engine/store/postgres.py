@@ -456,6 +456,9 @@ class PostgresTransaction:
             async with self._c.cursor() as cur:
                 await cur.executemany(query, rows)
 
+    def saved_rows(self, run_id: str) -> DerivedRows | None:
+        return None  # the run is read anew by every write: its rows are derived from it
+
     async def get_run(self, run_id: str) -> Run | None:
         """The run, locked until this transaction ends: a second server changing it waits, then reads
         what the first committed."""

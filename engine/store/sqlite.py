@@ -242,7 +242,7 @@ class SqliteStore:
     async def run_log(self, run_id: str, after_seq: int, limit: int) -> list[LogEntry]:
         rows = await self._all(
             "SELECT seq, at, kind, by, step_id, note, count, detail FROM run_log "
-            "WHERE run_id = ? AND seq > ? ORDER BY seq LIMIT ?",
+            "WHERE run_seq = (SELECT seq FROM runs WHERE id = ?) AND seq > ? ORDER BY seq LIMIT ?",
             run_id,
             after_seq,
             limit,

@@ -5,8 +5,9 @@ data, parsed: step records are replaced whole when they change, never edited in 
 a new run object can share them. A run of 1 MB of data is then neither read, parsed nor rewritten by
 a write that changes one step of it.
 
-An entry also keeps the run object its write saved, handed once to a later request of the writer
-instead of building the run again from its document (the request that saved it, or one after it that
+An entry also keeps the index rows its write wrote (what the next write of the run differs from,
+without deriving them again), and the run object its write saved, handed once to a later request of
+the writer instead of building the run again from its document (the request that saved it, or one after it that
 failed with it in hand, leaves none: the next builds it anew).
 
 Entries are layered like the writer's transaction: what the running request wrote is kept or dropped
@@ -22,6 +23,7 @@ from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import Any
 
+from engine.store.base import DerivedRows
 from engine.store.state import Run
 
 MAX_CHARS = 16_000_000
@@ -42,6 +44,8 @@ class CachedRun:
     last_pos: int
     """The largest `run_steps.pos` of the run: a step new to its data goes after it."""
     spare: list[Run] = field(default_factory=list, compare=False)
+    rows: DerivedRows | None = field(default=None, compare=False)
+    """The index rows the write that saved this entry wrote for it; None for a run read from SQLite."""
     """The run object that was saved as this entry, until a later request takes it (`RunCache.spare`)."""
     size: int = field(init=False)
 

@@ -47,6 +47,10 @@ class SqliteTransaction:
         run.data = dict(entry.data)
         return run
 
+    def saved_rows(self, run_id: str) -> DerivedRows | None:
+        entry = self._cache.get(run_id)
+        return None if entry is None else entry.rows
+
     def _read(self, run_id: str) -> CachedRun | None:
         """The run as the database holds it, now in the cache."""
         row = self._c.execute("SELECT seq, state, outcome, doc FROM runs WHERE id = ?", (run_id,)).fetchone()
@@ -56,7 +60,7 @@ class SqliteTransaction:
         chars: dict[str, int] = {}
         last = 0
         for step_id, pos, text in self._c.execute(
-            "SELECT step_id, pos, data FROM run_steps WHERE run_id = ? ORDER BY pos", (run_id,)
+            "SELECT step_id, pos, data FROM run_steps WHERE run_seq = ? ORDER BY pos", (row[0],)
         ):
             data[step_id] = json.loads(text)
             chars[step_id] = len(text)
@@ -100,9 +104,9 @@ class SqliteTransaction:
             "INSERT INTO run_inputs (run_seq, name, value) VALUES (?, ?, ?)",
             [(seq, k, v) for k, v in input_keys],
         )
-        chars, last = self._save_data(run, {}, {}, 0)
+        chars, last = self._save_data(seq, run, {}, {}, 0)
         self._cache.put(
-            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+            run.id, CachedRun(seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run], derived)
         )
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
@@ -120,29 +124,31 @@ class SqliteTransaction:
             sets.append("outcome = ?")
             args.append(run.outcome)
         self._c.execute(f"UPDATE runs SET {', '.join(sets)} WHERE seq = ?", (*args, loaded.seq))
-        chars, last = self._save_data(run, loaded.data, loaded.chars, loaded.last_pos)
-        entry = CachedRun(loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run])
+        chars, last = self._save_data(loaded.seq, run, loaded.data, loaded.chars, loaded.last_pos)
+        entry = CachedRun(
+            loaded.seq, run.state, run.outcome, doc, dict(run.data), chars, last, [run], derived
+        )
         self._cache.put(run.id, entry)
         self._derive(run, derived, loaded.seq, before)
 
     def _save_data(
-        self, run: Run, loaded: dict[str, dict[str, Any]], chars: dict[str, int], last: int
+        self, seq: int, run: Run, loaded: dict[str, dict[str, Any]], chars: dict[str, int], last: int
     ) -> tuple[dict[str, int], int]:
         """Write the step records that are not the objects loaded and delete those gone; the stored
         length of each record now, and the last position. A step's row keeps its place; a step new to
         the data goes last, as in the dict."""
-        gone = [(run.id, sid) for sid in loaded if sid not in run.data]
+        gone = [(seq, sid) for sid in loaded if sid not in run.data]
         if gone:
-            self._c.executemany("DELETE FROM run_steps WHERE run_id = ? AND step_id = ?", gone)
+            self._c.executemany("DELETE FROM run_steps WHERE run_seq = ? AND step_id = ?", gone)
         texts = {sid: compact(rec) for sid, rec in run.data.items() if loaded.get(sid) is not rec}
-        kept = [(text, run.id, sid) for sid, text in texts.items() if sid in loaded]
+        kept = [(text, seq, sid) for sid, text in texts.items() if sid in loaded]
         if kept:
-            self._c.executemany("UPDATE run_steps SET data = ? WHERE run_id = ? AND step_id = ?", kept)
+            self._c.executemany("UPDATE run_steps SET data = ? WHERE run_seq = ? AND step_id = ?", kept)
         new = [(sid, text) for sid, text in texts.items() if sid not in loaded]
         if new:
             self._c.executemany(
-                "INSERT INTO run_steps (run_id, step_id, pos, data) VALUES (?, ?, ?, ?)",
-                [(run.id, sid, last + n, text) for n, (sid, text) in enumerate(new, 1)],
+                "INSERT INTO run_steps (run_seq, step_id, pos, data) VALUES (?, ?, ?, ?)",
+                [(seq, sid, last + n, text) for n, (sid, text) in enumerate(new, 1)],
             )
         sizes = {sid: len(texts[sid]) if sid in texts else chars[sid] for sid in run.data}
         return sizes, last + len(new)
@@ -223,16 +229,18 @@ class SqliteTransaction:
         # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
         # row whose slot an older entry holds (the ring came round) is replaced; one this same entry
         # holds (a repeat) is counted.
+        entry = self._cache.get(run_id) or self._read(run_id)
+        assert entry is not None, f"a log entry for run {run_id}, which is not stored"
         for start in range(0, len(entries), LOG_ROWS):
-            self._append(run_id, entries[start : start + LOG_ROWS])
+            self._append(entry.seq, entries[start : start + LOG_ROWS])
 
-    def _append(self, run_id: str, entries: Sequence[LogEntry]) -> None:
+    def _append(self, run_seq: int, entries: Sequence[LogEntry]) -> None:
         rows = ", ".join(["(?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"] * len(entries))
         args: list[Any] = []
         for e in entries:
             detail = compact(e.detail)
             args += [
-                run_id,
+                run_seq,
                 runlog.slot(e.seq),
                 e.seq,
                 e.at,
@@ -244,8 +252,8 @@ class SqliteTransaction:
                 detail,
             ]
         self._c.execute(
-            "INSERT INTO run_log (run_id, slot, seq, at, kind, by, step_id, note, count, detail) "
-            f"VALUES {rows} ON CONFLICT (run_id, slot) DO UPDATE SET "
+            "INSERT INTO run_log (run_seq, slot, seq, at, kind, by, step_id, note, count, detail) "
+            f"VALUES {rows} ON CONFLICT (run_seq, slot) DO UPDATE SET "
             "count = CASE WHEN seq = excluded.seq THEN count + excluded.count ELSE excluded.count END, "
             "at = CASE WHEN seq = excluded.seq THEN at ELSE excluded.at END, "
             "seq = excluded.seq, kind = excluded.kind, by = excluded.by, step_id = excluded.step_id, "
@@ -343,7 +351,7 @@ def latest_version(conn: sqlite3.Connection, name: str) -> VersionRecord | None:
 
 RUN_COLS = (
     "r.id, r.doc, (SELECT '{' || group_concat(json_quote(step_id) || ':' || data, ',') || '}' FROM "
-    "(SELECT step_id, data FROM run_steps s WHERE s.run_id = r.id ORDER BY pos))"
+    "(SELECT step_id, data FROM run_steps s WHERE s.run_seq = r.seq ORDER BY pos))"
 )
 """A run's id, its document and its step data (one JSON object, pasted together unparsed) in one row."""
 

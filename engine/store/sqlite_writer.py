@@ -16,7 +16,8 @@ thread too, because the hop to a thread and back costs as much again, and a batc
 loop longer anyway; once they take longer (a network or spinning disk) it runs on the writer's own
 thread, so the event loop keeps serving while the disk works. Checkpoints (copying the WAL back into
 the database file, which SQLite would otherwise do inside some COMMITs) run on that thread over a
-connection of their own, beside the writes, never inside a COMMIT.
+connection of their own, beside the writes, never inside a COMMIT; before the next transaction, the
+writer copies on that thread what was committed meanwhile, so the WAL starts over and stays a few MB.
 """
 
 from __future__ import annotations
@@ -218,6 +219,13 @@ class Writer(Generic[Tx]):
 
     async def _begin(self) -> None:
         self._kept = False
+        if self._checkpoint is not None and self._checkpoint.done():
+            self._checkpoint = None
+            # It copied the WAL as it stood when it started; the few commits since are copied now, the
+            # writer idle, so the whole WAL is in the database file and this transaction starts it
+            # over from its beginning (SQLite restarts a WAL only then). Else the WAL grows without
+            # end and every commit, extending the file, syncs its inode too.
+            await asyncio.get_running_loop().run_in_executor(self._thread, _checkpoint, self._conn)
         try:
             self._conn.execute("BEGIN IMMEDIATE")
         except sqlite3.OperationalError as exc:

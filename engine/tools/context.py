@@ -78,9 +78,15 @@ async def open_run(ctx: Context, call: Call, run_id: str) -> Machine:
     if run is None:
         raise not_found(f"run '{run_id}'")
     machine = await machine_for(ctx, run, call.now)
-    call.loaded[run_id] = derive(machine)
+    loaded_rows(call, machine)
     machine.catch_up()
     return machine
+
+
+def loaded_rows(call: Call, machine: Machine) -> None:
+    """Keep the index rows of the run as loaded (before any change), for `save` to write the difference."""
+    rows = call.writes.saved_rows(machine.run.id)
+    call.loaded[machine.run.id] = derive(machine) if rows is None else rows
 
 
 async def machine_for(ctx: Context, run: Run, now: datetime) -> Machine:

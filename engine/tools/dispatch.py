@@ -179,9 +179,11 @@ def _fingerprint(tool: str, arguments: dict[str, Any], *, strict: bool = False) 
     """The SHA-256 of the call's canonical JSON but for its requestId; None (`strict`: the error) when
     JSON cannot carry the arguments, the requestId included."""
     rest = {k: v for k, v in arguments.items() if k != "requestId"}
+    request_id = arguments.get("requestId")
     try:
         text = canonical([tool, rest]).encode()
-        canonical(arguments.get("requestId")).encode()
+        # A string (the usual requestId) JSON carries unless it holds a lone surrogate: encoding says.
+        request_id.encode() if isinstance(request_id, str) else canonical(request_id).encode()
     except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
         if strict:
             raise

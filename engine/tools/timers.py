@@ -15,10 +15,9 @@ import logging
 from datetime import datetime
 
 from engine.identity import Identity
-from engine.runtime.derive import derive
 from engine.store.base import Conflict, StoreUnavailable, Transaction
 from engine.store.state import SERVER, parse_stamp, stamp
-from engine.tools.context import Call, Context, machine_for, save
+from engine.tools.context import Call, Context, loaded_rows, machine_for, save
 
 log = logging.getLogger("engine.timers")
 
@@ -54,7 +53,7 @@ async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
             return
         await tx.advance_clock(stamp(now))
         call = Call(Identity("agent", SERVER), now, tx)
-        call.loaded[run_id] = derive(machine)
+        loaded_rows(call, machine)
         machine.catch_up()
         # No write of its own: the run was changed, and stamped, at each timer's due time.
         await save(call, machine, touch=False)

@@ -72,11 +72,11 @@ async def test_a_newer_schema_is_refused_by_both_stores(pg_database: str, tmp_pa
 async def test_without_migrate_a_store_behind_is_refused_until_apc_db_upgrade(
     pg_database: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    assert SCHEMA_VERSION == 7, "undo the newest migrations below"
+    assert SCHEMA_VERSION == 8, "undo the newest migrations below"
     await (await PostgresStore.open(pg_database)).close()
     with psycopg.connect(pg_database, autocommit=True) as conn:
         conn.execute("DELETE FROM schema_version WHERE version >= 4")
-        # Undo 4 (the run log) so applying it again is a real migration; 5 to 7 change nothing on PostgreSQL.
+        # Undo 4 (the run log) so applying it again is a real migration; 5 to 8 change nothing on PostgreSQL.
         conn.execute("DROP TABLE run_log")
     with pytest.raises(SchemaError, match=f"at schema 3, this server needs {SCHEMA_VERSION}"):
         await PostgresStore.open(pg_database, migrate=False)

@@ -10,6 +10,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.migrations import MIGRATIONS
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, make_org, ok, publish, start
+from tests.engine.old_schema import as_schema
 
 TABLES = ("tokens", "ready_agent_steps", "timers")
 
@@ -28,20 +29,17 @@ async def test_a_store_from_before_schema_6_keeps_its_tokens_work_and_timers(tmp
         await start(engine, "three-agents", {"ticket": "T-2"})
     finally:
         await engine.close()
-    db = sqlite3.connect(data / "engine.db", isolation_level=None)
-    try:  # the three tables as schema 5 left them, with the same rows
+    db = sqlite3.connect(data / "engine.db")
+    try:
         before = _rows(db)
-        assert all(before.values())
-        script = ["BEGIN"]
-        for table in TABLES:
-            script += [f"CREATE TABLE old_{table} AS SELECT * FROM {table}", f"DROP TABLE {table}"]
-        script += [s for s in MIGRATIONS[0].statements("sqlite") if any(f" {t} " in s for t in TABLES)]
-        script += [f"INSERT INTO {table} SELECT * FROM old_{table}" for table in TABLES]
-        script += [f"DROP TABLE old_{table}" for table in TABLES]
-        script += ["DELETE FROM schema_version WHERE version >= 6", "COMMIT"]
-        for statement in script:
-            db.execute(statement)
+    finally:
+        db.close()
+    assert all(before.values())
+    as_schema(data / "engine.db", 5)
+    db = sqlite3.connect(data / "engine.db")
+    try:
         assert not [t for t in TABLES if "WITHOUT ROWID" in _definition(db, t)]
+        assert _rows(db) == before
     finally:
         db.close()
     await (await Engine.open(data, make_org(), clock=ManualClock())).close()

@@ -9,8 +9,9 @@ from pathlib import Path
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.store.migrations import MIGRATIONS
+from engine.store.migrations import SCHEMA_VERSION
 from tests.engine.engine_support import THREE_AGENTS, call, claim, decide, ok, publish, start
+from tests.engine.old_schema import as_schema
 from tests.support.org import MIRA, OPS, SCREENER, make_org
 
 TABLES = ("work_items", "overdue_steps", "ready_agent_steps", "timers")
@@ -35,34 +36,6 @@ def _rows(db: sqlite3.Connection) -> dict[str, list[tuple[object, ...]]]:
     return {table: sorted(db.execute(f"SELECT * FROM {table}").fetchall()) for table in TABLES}
 
 
-def _as_schema_6(db_file: Path) -> None:
-    """Rebuild `db_file` as schema 6 made it (migrations 1 to 6 on an empty file), with every row."""
-    old = db_file.with_name("schema-6.db")
-    db = sqlite3.connect(old, isolation_level=None)
-    try:
-        db.execute("CREATE TABLE schema_version (version INTEGER NOT NULL)")
-        for migration in MIGRATIONS[:6]:
-            for statement in migration.statements("sqlite"):
-                db.execute(statement)
-            db.execute("INSERT INTO schema_version VALUES (?)", (migration.version,))
-        db.execute("ATTACH DATABASE ? AS src", (str(db_file),))
-        tables = [
-            row[0]
-            for row in db.execute(
-                "SELECT name FROM main.sqlite_master WHERE type = 'table' "
-                "AND name NOT IN ('schema_version', 'sqlite_sequence')"
-            )
-        ]
-        db.execute("BEGIN")
-        for table in tables:
-            db.execute(f"INSERT INTO main.{table} SELECT * FROM src.{table}")
-        db.execute("COMMIT")
-        db.execute("DETACH DATABASE src")
-    finally:
-        db.close()
-    old.replace(db_file)
-
-
 async def test_a_store_from_schema_6_keeps_its_work_timers_and_ready_steps(tmp_path: Path) -> None:
     data, clock = tmp_path / "data", ManualClock()
     engine = await Engine.open(data, make_org(), clock=clock)
@@ -83,7 +56,7 @@ async def test_a_store_from_schema_6_keeps_its_work_timers_and_ready_steps(tmp_p
     finally:
         db.close()
     assert [len(rows) for rows in before.values()] == [2, 2, 2, 1]
-    _as_schema_6(db_file)
+    as_schema(db_file, 6)
     db = sqlite3.connect(db_file)
     try:
         assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (6,)
@@ -101,7 +74,7 @@ async def test_a_store_from_schema_6_keeps_its_work_timers_and_ready_steps(tmp_p
     await (await Engine.open(data, make_org(), clock=clock)).close()
     db = sqlite3.connect(db_file)
     try:
-        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (7,)
+        assert db.execute("SELECT MAX(version) FROM schema_version").fetchone() == (SCHEMA_VERSION,)
         assert [t for t in TABLES if "WITHOUT ROWID" in _definition(db, t)] == list(TABLES)
         assert _indexes(db) == ["ready_agent_order", "work_items_assignee"]
         assert _rows(db) == before

@@ -20,6 +20,7 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
+from tests.engine.old_schema import as_schema
 
 BIG = "x" * 100_000
 
@@ -72,15 +73,7 @@ async def test_a_store_from_before_schema_5_moves_run_data_into_rows(tmp_path: P
     finally:
         await engine.close()
     assert before is not None and set(before.data) == {"one"}
-    db = sqlite3.connect(data / "engine.db")
-    try:  # the file as schema 4 left it: run data inside the document, no run_steps
-        db.executescript(
-            "UPDATE runs SET doc = json_set(doc, '$.data', (SELECT json_group_object(step_id, json(data)) "
-            "FROM run_steps WHERE run_id = runs.id)); DROP TABLE run_steps;"
-            "DELETE FROM schema_version WHERE version >= 5;"
-        )
-    finally:
-        db.close()
+    as_schema(data / "engine.db", 4)  # run data inside the document, no run_steps
     engine = await Engine.open(data, make_org(), clock=ManualClock())
     try:
         assert await engine.store.get_run(run_id) == before

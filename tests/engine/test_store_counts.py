@@ -4,7 +4,6 @@ when an older data folder is opened."""
 
 from __future__ import annotations
 
-import sqlite3
 from pathlib import Path
 
 import pytest
@@ -14,6 +13,7 @@ from engine.core import Engine
 from engine.notify import NotifyTarget
 from engine.store.base import StoreCounts
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
+from tests.engine.old_schema import as_schema
 
 pytestmark = pytest.mark.both_stores
 
@@ -75,18 +75,7 @@ async def test_an_older_data_folder_gets_its_overdue_steps_counted(tmp_path: Pat
     finally:
         await engine.close()
     assert before.overdue_steps == 2
-    db = sqlite3.connect(data / "engine.db")
-    try:
-        db.executescript(
-            "DROP TABLE overdue_steps; DROP TABLE deliveries; DROP TABLE outbox; DROP TABLE run_log;"
-            "CREATE TABLE notifications (id INTEGER PRIMARY KEY AUTOINCREMENT, run_id TEXT NOT NULL,"
-            " step_id TEXT NOT NULL, kind TEXT NOT NULL, recipient TEXT NOT NULL, at TEXT NOT NULL,"
-            " test INTEGER NOT NULL, sent_at TEXT);"
-            "CREATE INDEX notifications_run ON notifications (run_id);"
-            "DELETE FROM schema_version WHERE version >= 2;"
-        )
-    finally:
-        db.close()
+    as_schema(data / "engine.db", 1)  # no overdue steps, no outbox: notifications, none delivered
     engine = await Engine.open(data, make_org(), clock=clock)
     try:
         assert await engine.store.counts() == before

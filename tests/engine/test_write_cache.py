@@ -12,10 +12,13 @@ from pathlib import Path
 import pytest
 
 from engine.core import Engine
+from engine.runtime import derive
+from engine.runtime.machine import Machine
 from engine.store import sqlite_writer
 from engine.store.base import DerivedRows, Transaction
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Run
+from engine.tools import context
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start
 
 
@@ -48,6 +51,28 @@ async def test_a_write_reads_its_run_from_the_last_write_not_from_sqlite(
     assert not [s for s in seen if s.startswith("SELECT") and ("FROM runs" in s or "FROM run_steps" in s)]
     view = ok(await call(engine, SCREENER, "get_run", runId=run_id), "get_run")
     assert view["data"]["steps"]["one"]["output"] == {"note": "n"}
+
+
+async def test_a_write_takes_the_index_rows_the_last_write_saved_without_deriving_them_again(
+    engine: Engine, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    derived: list[str] = []
+    original = derive.derive
+
+    def counted(machine: Machine) -> DerivedRows:
+        derived.append(machine.run.id)
+        return original(machine)
+
+    monkeypatch.setattr(context, "derive", counted)  # the name `loaded_rows` and `save` call
+    token = (await claim(engine, run_id, "one"))["token"]
+    assert derived == [run_id], "derived once, for the save: the rows before are those start_run wrote"
+    writer = sqlite_store(engine)._writer
+    assert writer is not None
+    writer._cache.check(-1)  # as after another connection's commit: forgotten
+    ok(await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"), "submit")
+    assert derived == [run_id] * 3, "read from SQLite: its rows derived when opened, and for the save"
 
 
 async def test_a_request_rolled_back_leaves_the_run_as_the_database_holds_it(
@@ -141,8 +166,15 @@ async def test_checkpoints_run_beside_the_writes_every_so_many_requests(
         assert writer._checkpoint is not None
         await writer._checkpoint
         assert checkpoints == ["PRAGMA wal_checkpoint(PASSIVE)"] * round
-    assert not [s for s in writes if "checkpoint" in s]  # never inside a COMMIT: SQLite's own is off
+    # The next write first copies what was committed since, between two transactions (never inside a
+    # COMMIT: SQLite's own is off), so its transaction starts the WAL over: it holds that write alone.
+    await store.write(set_meta)
+    catch_ups = [n for n, sql in enumerate(writes) if "checkpoint" in sql]
+    assert len(catch_ups) == 2
+    assert [(writes[n - 1], writes[n + 1]) for n in catch_ups] == [("COMMIT", "BEGIN IMMEDIATE")] * 2
     assert conn.execute("PRAGMA wal_autocheckpoint").fetchone() == (0,)
+    # The WAL's frames now: the two pages of that one write (the ten before it would be twenty more).
+    assert checkpointer.execute("PRAGMA wal_checkpoint(PASSIVE)").fetchone() == (0, 2, 2)
 
 
 async def test_a_write_takes_the_run_object_the_last_write_saved_and_a_callers_edit_stays_out(

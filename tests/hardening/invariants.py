@@ -54,7 +54,7 @@ def _check(db: sqlite3.Connection, org: OrgConfig) -> tuple[list[str], int]:
         run = Run.from_json(doc)
         run.data = {
             sid: json.loads(data)
-            for sid, data in db.execute("SELECT step_id, data FROM run_steps WHERE run_id = ?", (run_id,))
+            for sid, data in db.execute("SELECT step_id, data FROM run_steps WHERE run_seq = ?", (seq,))
         }
         process, bindings = versions[(run.process, run.version)]
         assert process is not None
