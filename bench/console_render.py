@@ -38,8 +38,8 @@ import os
 import random
 import sys
 import time
-from collections.abc import AsyncIterator, Awaitable, Callable
-from contextlib import asynccontextmanager
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -58,6 +58,7 @@ from console.demo.people import PeopleBehaviour
 from console.demo.system import DemoSettings, DemoSystem
 from console.demo.ui import begin, begin_when_up, build_app
 from console.panes.work import COLUMNS
+from console.widgets.virtual_table import VirtualTable
 
 SIZE = (160, 48)
 STARTED_SECONDS = 3.0
@@ -268,11 +269,13 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[
                 frame, frame_cpu = await stalls.around(tick)
                 worst, worst_cpu = max(worst, frame), max(worst_cpu, frame_cpu)
                 # `j` pressed as a refresh starts: how long until the frame showing the move is written
-                below = table.key_at(table.cursor_row + 1)
                 app.reload_soon()
                 began, began_cpu = time.perf_counter(), time.thread_time()
-                app.simulate_key("j")
-                shown, shown_cpu = await frames.first_showing(lambda below=below: table.current_key == below)  # type: ignore[misc]
+                with moves_to(table) as moved:
+                    app.simulate_key("j")
+                    shown, shown_cpu = await frames.first_showing(
+                        lambda moved=moved: bool(moved) and table.current_key == moved[0]  # type: ignore[misc]
+                    )
                 latency, latency_cpu = max(latency, shown - began), max(latency_cpu, shown_cpu - began_cpu)
                 await app.workers.wait_for_complete()
         again = console_app(system, thread)
@@ -285,6 +288,25 @@ async def console_figures(count: int, ticks: int) -> tuple[Figures, float, dict[
             await again.workers.wait_for_complete()
         pace = demo_pace(done_before, demo_counts(system), time.perf_counter() - demo_began)
     return (first, reread, worst, worst_cpu, latency, latency_cpu), running, pace, demo_cpu
+
+
+@contextmanager
+def moves_to(table: VirtualTable) -> Iterator[list[str | None]]:
+    """The row `j` moved the cursor to, as the table handled it. Taken as the key is handled, not
+    before it is sent: the refresh it races may take the row below the cursor away first (a demo
+    person decides it), and `j` then rightly moves to the next one."""
+    moved: list[str | None] = []
+    down = table.action_cursor_down
+
+    def recorded() -> None:
+        down()
+        moved.append(table.current_key)
+
+    table.action_cursor_down = recorded  # type: ignore[method-assign]
+    try:
+        yield moved
+    finally:
+        del table.action_cursor_down
 
 
 async def demo_share(thread: EngineThread, seconds: float) -> float:

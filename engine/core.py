@@ -35,6 +35,7 @@ from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
 from engine.tools.replays import Replays
 from engine.tools.run_log import run_log
+from engine.tools.told import Told
 from engine.tools.views import Views
 
 log = logging.getLogger("engine")
@@ -184,6 +185,11 @@ class Engine:
     @property
     def profiles(self) -> tuple[str, ...]:
         return self.ctx.profiles
+
+    @property
+    def told(self) -> Told:
+        """Who this engine's committed writes told of something, counted per person (`engine.tools.told`)."""
+        return self.ctx.told
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         return await self._dispatcher.call(identity, tool, arguments)

@@ -13,6 +13,7 @@ from typing import Any, Protocol
 
 from console.client.base import ToolClient
 from engine.identity import Identity
+from engine.tools.told import Told
 
 Send = Callable[[str, dict[str, object]], Awaitable[object]]
 """One tool call as the worker's transport makes it: the tool's name and arguments, the envelope back."""
@@ -23,6 +24,14 @@ class Caller(Protocol):
     comes back as the engine builds it, untyped until `as_person` gives each tool its type."""
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]: ...
+
+
+class Telling(Caller, Protocol):
+    """The engine as a demo person calls it, and who it told of something (`Engine.told`): a person
+    reads their queue again only when it may have changed."""
+
+    @property
+    def told(self) -> Told: ...
 
 
 class DemoCalls(ToolClient):

@@ -7,8 +7,9 @@ logic cannot tell them apart.
 
 from __future__ import annotations
 
+import json
 from contextlib import AsyncExitStack
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx2
 from mcp.client.session import ClientSession
@@ -18,7 +19,12 @@ from console.client.connection import ConnectionFailed, envelope_of
 from engine.core import Engine
 from engine.identity import Identity
 
+if TYPE_CHECKING:
+    from jsonschema.protocols import Validator
+
 CLIENT_TIMEOUT_SECONDS = 30.0
+COMPILED: dict[tuple[str, str], Validator] = {}
+"""Each tool's output-schema validator as the SDK compiled it, by tool name and schema text."""
 
 
 class LinkError(Exception):
@@ -33,11 +39,34 @@ class AgentLink(Protocol):
     async def close(self) -> None: ...
 
 
+class SharedSchemas(ClientSession):
+    """The SDK's session, with each tool's output schema compiled once in this process, not once per
+    session: the demo's agents talk to one server, and the SDK checks a schema against the JSON Schema
+    metaschema as it compiles it, a sixth of a second a tool, on the interpreter the console shares."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._compiled: dict[str, tuple[dict[str, Any], Validator]] = {}
+        """Tool name to the schema as listed in this session and its validator."""
+
+    def _output_schema_validator(self, name: str, output_schema: dict[str, Any]) -> Validator:
+        mine = self._compiled.get(name)
+        if mine is not None and mine[0] is output_schema:
+            return mine[1]
+        key = (name, json.dumps(output_schema, sort_keys=True))
+        validator = COMPILED.get(key)
+        if validator is None:
+            validator = COMPILED[key] = super()._output_schema_validator(name, output_schema)
+        self._compiled[name] = (output_schema, validator)
+        return validator
+
+
 class McpAgentLink:
     """An MCP session over Streamable HTTP with the agent's own bearer token.
 
     `open()` runs the handshake and lists the tools once (the SDK validates results against the
-    listed output schemas). Open and close it from the same task: the SDK's task groups demand it.
+    listed output schemas, each compiled once for every link: `SharedSchemas`). Open and close it
+    from the same task: the SDK's task groups demand it.
     """
 
     def __init__(self, url: str, token: str) -> None:
@@ -56,7 +85,7 @@ class McpAgentLink:
                 )
             )
             read, write = await stack.enter_async_context(streamable_http_client(self.url, http_client=http))
-            session = await stack.enter_async_context(ClientSession(read, write))
+            session = await stack.enter_async_context(SharedSchemas(read, write))
             await session.initialize()
             listed = await session.list_tools()
         except BaseException as exc:

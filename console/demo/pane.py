@@ -3,9 +3,10 @@ gives it), the step it works on and its last call with the answer, so an audienc
 agents are real MCP clients; the demo clock and, with a story, what it did and what is your turn.
 
 The pane reads the presenter's status on a short interval (in-process, or over `apc_demo_control`
-in a browser tab) and redraws only what changed. `space` pauses or resumes the selected agent; the
-rest of the presenter's controls are the console's own keys. A story's cue is also shown as a toast
-once, when it is first due.
+in a browser tab) and redraws only what changed, and only while its tab is shown (once more when it
+is shown again). `space` pauses or resumes the selected agent; the rest of the presenter's controls
+are the console's own keys. A story's cue is also shown as a toast once, when it is first due, the
+tab shown or not.
 """
 
 from __future__ import annotations
@@ -110,22 +111,34 @@ class DemoPane(Vertical):
 
     async def refresh_rows(self) -> None:
         status = await self.presenter.status()
-        if status is None or status == self._shown:
+        if status is None:
+            return
+        for cue in (status["story"] or {}).get("cues", []):
+            if cue not in self._cued:
+                self._cued.add(cue)
+                self.post_message(messages.Notice(f"Your turn: {cue}"))
+        if self._tab_shown():
+            self._draw(status)
+
+    def on_show(self) -> None:
+        if self.presenter.last is not None:
+            self._draw(self.presenter.last)
+
+    def _tab_shown(self) -> bool:
+        """Whether the pane's tab is the one shown (`is_on_screen` would lay the screen out to know)."""
+        return all(node.display for node in self.ancestors_with_self)
+
+    def _draw(self, status: Mapping[str, Any]) -> None:
+        if status == self._shown:
             return
         try:
             line = self.query_one("#demo-status", Static)
         except NoMatches:  # a read that ends after the console began to close (its parts go first)
             return
         self._shown = status
-        shown = self.is_on_screen  # off screen, no layout of the screen: showing the tab lays it out
-        line.update(status_text(status), layout=shown)
+        line.update(status_text(status))
         self.table.sync([(str(row["name"]), agent_cells(row)) for row in status["agents"]])
-        story = status["story"]
-        self.query_one("#demo-story", Static).update(story_text(story), layout=shown)
-        for cue in (story or {}).get("cues", []):
-            if cue not in self._cued:
-                self._cued.add(cue)
-                self.post_message(messages.Notice(f"Your turn: {cue}"))
+        self.query_one("#demo-story", Static).update(story_text(status["story"]))
 
     async def action_toggle_agent(self) -> None:
         name = self.table.current_key

@@ -8,6 +8,10 @@ an unsure check held (`escalation.check`, `escalation.candidate`) is completed a
 with the text fields the unsure questions name rewritten, or returned once with a note naming what
 to look at again. Each item waits a think time on the demo clock first; a share wait past their
 `due`, so overdue items show.
+
+A person reads their queue (its first page) again only when it may have changed: in whole when the
+engine told them of something since (`Engine.told`: new work, an escalation, an item overdue) or a
+decision on it failed, else only the items that came into the page in place of those they decided.
 """
 
 from __future__ import annotations
@@ -19,15 +23,17 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
+from console.client.paging import PAGE
 from console.client.wire import (
     DecideArguments,
     DecideDetails,
     Decision,
     Escalation,
+    GetWorkResult,
     PersonWorkEntry,
     WorkItem,
 )
-from console.demo.calls import Caller, as_person
+from console.demo.calls import Telling, as_person
 from console.demo.director import PLAIN_THINK_MINUTES, Director
 from console.demo.org import DemoOrg
 from console.demo.pace import Pace
@@ -73,10 +79,37 @@ class PeopleBehaviour:
     a person at the console is the operator."""
 
 
+@dataclass
+class _Queue:
+    """The first page of a person's queue as last read, and what happened to it since."""
+
+    entries: list[PersonWorkEntry]
+    told: int
+    """`Engine.told` for the person before the read: a count moved since means new work."""
+    more: str | None
+    """Where the page ended when it was full, else None (the whole queue is in `entries`)."""
+    taken: int = 0
+    """Entries decided since: as many come into the page from where it ended."""
+    stale: bool = False
+    """A decision on an entry failed: the queue changed in a way nobody was told of."""
+
+    def settle(self, entry: PersonWorkEntry, decided: bool) -> None:
+        if decided:
+            self.entries.remove(entry)
+            self.taken += 1
+        else:
+            self.stale = True
+
+
+def _entries(page: GetWorkResult) -> list[PersonWorkEntry]:
+    # an agent's entry has no work item: a person is never handed one
+    return [entry for entry in page["items"] if "workItem" in entry]
+
+
 class DemoPeople:
     def __init__(
         self,
-        engine: Caller,
+        engine: Telling,
         org: DemoOrg,
         pace: Pace,
         *,
@@ -96,6 +129,7 @@ class DemoPeople:
         self.decisions: Counter[str] = Counter()
         self._at: dict[str, datetime] = {}
         self._rejected: set[tuple[str, str]] = set()
+        self._queues: dict[str, _Queue] = {}
 
     async def run(self, every_seconds: float = 0.5) -> None:
         while True:
@@ -108,18 +142,39 @@ class DemoPeople:
         for person in self.org.people:
             if person.operator and not self.behaviour.play_operator:
                 continue
-            found = await as_person(self.engine, person).get_work(limit=100)
-            if not found["ok"]:
+            queue = await self._queue(person)
+            if queue is None:
                 continue
-            for entry in found["data"]["items"]:
-                if "workItem" not in entry:
-                    continue  # an agent's entry: a person is never handed one
+            for entry in list(queue.entries):
                 item = entry["workItem"]
                 if self.director.is_left(entry["runId"], item["stepId"]):
                     continue
                 if self._handles(person, item) and self._ready(entry):
-                    made += await self._decide(person, entry)
+                    decided = await self._decide(person, entry)
+                    queue.settle(entry, decided)
+                    made += decided
         return made
+
+    async def _queue(self, person: Identity) -> _Queue | None:
+        """The first page of the person's queue as of now, read again where it may have changed; None
+        when it cannot be read now."""
+        told = self.engine.told.count(person.id)
+        queue = self._queues.get(person.id)
+        tools = as_person(self.engine, person)
+        if queue is None or queue.told != told or queue.stale:
+            found = await tools.get_work(limit=PAGE)
+            if not found["ok"]:
+                return None
+            page = found["data"]
+            queue = self._queues[person.id] = _Queue(_entries(page), told, page["nextCursor"])
+        elif queue.more is not None and queue.taken:
+            found = await tools.get_work(limit=queue.taken, cursor=queue.more)
+            if not found["ok"]:
+                del self._queues[person.id]
+                return None
+            queue.entries += _entries(found["data"])
+            queue.more, queue.taken = found["data"]["nextCursor"], 0
+        return queue
 
     def _handles(self, person: Identity, item: WorkItem) -> bool:
         assigned = item["assignedTo"]
@@ -146,7 +201,7 @@ class DemoPeople:
             return max(late, timedelta(0))
         return timedelta(minutes=self.rng.uniform(*self.behaviour.think_minutes))
 
-    async def _decide(self, person: Identity, entry: PersonWorkEntry) -> int:
+    async def _decide(self, person: Identity, entry: PersonWorkEntry) -> bool:
         item = entry["workItem"]
         decision, extra, label = await self._choose(person, entry)
         args: DecideArguments = {**item["decide"]["arguments"], "decision": decision, **extra}
@@ -156,10 +211,10 @@ class DemoPeople:
             self._at.pop(item["id"], None)
             if decision == "rejected":
                 self._rejected.add((entry["runId"], item["stepId"]))
-            return 1
+            return True
         if result["error"]["code"] != "stale":
             self._at.pop(item["id"], None)
-        return 0
+        return False
 
     async def _choose(self, person: Identity, entry: PersonWorkEntry) -> tuple[Decision, DecideDetails, str]:
         """The decision, its arguments, and the label it is counted under in `decisions`."""

@@ -44,6 +44,7 @@ from engine.http.app import RunningServer, bind_socket, start_server
 from engine.http.standard_extras import standard_extras
 from engine.identity import Identity
 from engine.tools.catalog import Catalog
+from engine.tools.told import Told
 
 log = logging.getLogger("apc.demo")
 
@@ -131,6 +132,10 @@ class Gated:
     @property
     def catalog(self) -> Catalog:
         return self.engine.catalog
+
+    @property
+    def told(self) -> Told:
+        return self.engine.told
 
     async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
         await self.control.wait_world()

@@ -19,11 +19,12 @@ from engine.org import OrgConfig
 from engine.runtime.derive import derive
 from engine.runtime.machine import Machine
 from engine.store.base import DerivedRows, Store, Transaction, VersionRecord
-from engine.store.state import Run
+from engine.store.state import Notification, Run
 from engine.tools.catalog import Catalog
 from engine.tools.cursors import Cursors
 from engine.tools.errors import not_found
 from engine.tools.replays import Replays
+from engine.tools.told import Told
 from engine.tools.views import Views
 
 
@@ -44,6 +45,8 @@ class Context:
     check_limits: CheckLimits = field(default_factory=CheckLimits)
     ids: IdSource = new_id
     """Where run, work item and file ids come from."""
+    told: Told = field(default_factory=Told)
+    """Who the writes of this engine told of something, once durable (`Call.told`)."""
 
 
 @dataclass(frozen=True)
@@ -64,6 +67,8 @@ class Call:
     """Index rows of each run as loaded, so a save rewrites only the tables that changed."""
     checked: Checked | None = None
     """Set when the dispatcher repeats a write after running the check it asked for."""
+    told: list[Notification] = field(default_factory=list)
+    """What the call's write tells people (`notify`), for `Context.told` once the write is durable."""
 
     @property
     def writes(self) -> Transaction:
@@ -133,8 +138,14 @@ async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
     await call.writes.save_run(machine.run, derive(machine), call.loaded.get(machine.run.id))
     if machine.journal.entries:
         await call.writes.append_log(machine.run.id, machine.journal.entries)
+    await notify(call, machine)
+
+
+async def notify(call: Call, machine: Machine) -> None:
+    """What the machine tells people, into the call's write (the outbox) and `Call.told`."""
     if machine.notifications:
         await call.writes.add_notifications(machine.notifications, machine.org.notify_urls)
+        call.told += machine.notifications
 
 
 def canonical(value: Any) -> str:

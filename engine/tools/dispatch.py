@@ -140,11 +140,15 @@ class Dispatcher:
     ) -> Any:
         """One pass of a write as one write request; `CheckNeeded` leaves it with nothing written."""
 
+        made: list[Call] = []  # the call of the request's last pass: a store may run it again
+
         async def request(tx: Transaction) -> tuple[Any, ToolError | None]:
+            made.clear()
             earlier = await tx.get_request(request_id)
             if earlier is not None:
                 return self._replay(earlier, identity, tool, fingerprint), None
             call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
+            made.append(call)
             await tx.advance_clock(stamp(call.now))
             try:
                 result = await WRITES[tool](self.ctx, call, args)
@@ -157,6 +161,7 @@ class Dispatcher:
             return result, None
 
         result, kept = await self.ctx.store.write(request)
+        self.ctx.told.heard(note for call in made for note in call.told)
         if kept is not None:
             raise kept
         return result

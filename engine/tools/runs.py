@@ -14,7 +14,7 @@ from engine.store.state import Run, data_bytes, run_data_bytes, snapshot_of
 from engine.tools import checking
 from engine.tools.acceptance import accept
 from engine.tools.arguments import CancelArgs, DecideArgs, SendEventArgs, StartRunArgs
-from engine.tools.context import Call, Context, canonical, open_run, save
+from engine.tools.context import Call, Context, canonical, notify, open_run, save
 from engine.tools.errors import ToolError, conflict, first_error, forbidden, invalid, not_found, run_ended
 from engine.tools.views import decisions
 
@@ -54,8 +54,7 @@ async def start_run(ctx: Context, call: Call, args: StartRunArgs) -> dict[str, A
     keys = [(name, canonical(value)) for name, value in args.inputs.items()]
     await call.writes.insert_run(run, derive(m), keys)
     await call.writes.append_log(run.id, m.journal.entries)
-    if m.notifications:
-        await call.writes.add_notifications(m.notifications, m.org.notify_urls)
+    await notify(call, m)
     return ctx.views.run_view(run, process)
 
 

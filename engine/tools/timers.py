@@ -44,7 +44,10 @@ async def apply_due(ctx: Context, now: datetime) -> None:
 
 
 async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
+    made: list[Call] = []  # the call of the request's last pass: a store may run it again
+
     async def request(tx: Transaction) -> None:
+        made.clear()
         run = await tx.get_run(run_id)
         if run is None or run.is_over:
             return
@@ -53,9 +56,11 @@ async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
             return
         await tx.advance_clock(stamp(now))
         call = Call(Identity("agent", SERVER), now, tx)
+        made.append(call)
         loaded_rows(call, machine)
         machine.catch_up()
         # No write of its own: the run was changed, and stamped, at each timer's due time.
         await save(call, machine, touch=False)
 
     await ctx.store.write(request)
+    ctx.told.heard(note for call in made for note in call.told)

@@ -8,6 +8,10 @@ import json
 import re
 from typing import Any
 
+import pytest
+from mcp.client.session import ClientSession
+
+from console.demo import link
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.control import DemoControl
 from console.demo.handoff import Handoff
@@ -268,3 +272,26 @@ async def test_over_mcp_an_agent_submits_file_and_link_evidence_and_a_route(
                 "declined": "Chose decline: Not eligible under the policy.",
             }[outcome]
         )
+
+
+async def test_links_compile_each_output_schema_once_between_them(
+    server: RunningServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(link, "COMPILED", {})
+    compiled: list[str] = []
+    sdk = ClientSession._output_schema_validator
+
+    def compiling(session: ClientSession, name: str, schema: dict[str, Any]) -> Any:
+        compiled.append(name)
+        return sdk(session, name, schema)
+
+    monkeypatch.setattr(ClientSession, "_output_schema_validator", compiling)
+    links = [await McpAgentLink(server.url, AGENT_TOKENS[name]).open() for name in (AGENT_A, AGENT_B)]
+    try:
+        for each in links * 2:
+            assert (await each.call("describe", {}))["ok"]
+            assert (await each.call("get_work", {}))["ok"]
+    finally:
+        for each in reversed(links):
+            await each.close()
+    assert compiled == ["describe", "get_work"]

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from bench.seed import publish_approval, seed_approvals
+from console.client.paging import PAGE
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.link import EngineLink
 from console.demo.org import DemoOrg
@@ -12,6 +15,7 @@ from console.demo.people import FAIL_NOTE, REJECT_NOTES, RETURN_NOTES, DemoPeopl
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person
+from engine.tools.told import Told
 from tests.demo.demo_support import AGENT_A, AGENT_B, MIRA, OPERATOR, make_org, rid, schema_problems
 
 QUIET = AgentBehaviour(work_minutes=(0, 0), escalate_share=0, incomplete_share=0, lapse_share=0)
@@ -198,3 +202,92 @@ async def test_an_escalation_already_returned_once_is_completed_not_returned_aga
     data = await view(engine, run_id)
     assert data["data"]["steps"]["check_vendor"]["by"] == OPERATOR
     assert {s["id"]: s["state"] for s in data["steps"]}["approve"] == "waiting"
+
+
+class Reads:
+    """The engine as the demo people call it, noting each `get_work`: who, its limit, whether from a cursor."""
+
+    def __init__(self, engine: Engine) -> None:
+        self.engine = engine
+        self.calls: list[tuple[str, int, bool]] = []
+
+    @property
+    def told(self) -> Told:
+        return self.engine.told
+
+    async def call(self, identity: Identity, tool: str, arguments: dict[str, Any]) -> dict[str, Any]:
+        if tool == "get_work":
+            self.calls.append((identity.id, arguments["limit"], "cursor" in arguments))
+        return await self.engine.call(identity, tool, arguments)
+
+    def taken(self) -> list[tuple[str, int, bool]]:
+        """The calls since the last look."""
+        calls, self.calls = self.calls, []
+        return calls
+
+
+async def test_a_person_reads_their_queue_again_only_when_told_of_new_work(
+    engine: Engine, clock: ManualClock
+) -> None:
+    reads = Reads(engine)
+    deciders = DemoPeople(reads, demo_org(), ManualPace(clock), behaviour=STEADY, seed=3)
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, False), (OPERATOR, PAGE, False)], "each reads once"
+    assert await deciders.poll() == 0
+    assert reads.taken() == [], "nothing new: nobody reads"
+    run_id = await start(engine, "screening", {"vendorName": "Acme"})
+    assert await deciders.poll() == 0
+    assert reads.taken() == [], "the agent's step first: no person is told"
+    await bot(engine, clock).work_once()
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, False)], "the approval opened for Mira's group"
+    clock.advance(minutes=4)
+    assert await deciders.poll() == 0
+    assert reads.taken() == []
+    clock.advance(minutes=1)
+    assert await deciders.poll() == 1, "decided when its think time is over, from the page read then"
+    assert reads.taken() == []
+    assert (await view(engine, run_id))["run"]["outcome"] == "onboarded"
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, False)], "told the run she started ended"
+
+
+async def test_a_full_page_takes_in_only_what_comes_into_it_for_the_items_decided(
+    engine: Engine, clock: ManualClock, tmp_path: Path
+) -> None:
+    await publish_approval(engine, tmp_path / "bulk", "g_finance")
+    await seed_approvals(engine, clock, PAGE + 2)
+    reads = Reads(engine)
+    deciders = DemoPeople(reads, demo_org(), ManualPace(clock), behaviour=STEADY, seed=3)
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, False), (OPERATOR, PAGE, False)]
+    clock.advance(minutes=5)
+    assert await deciders.poll() == PAGE
+    assert reads.taken() == []
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, True)], "the two past the page, from where it ended"
+    clock.advance(minutes=5)
+    assert await deciders.poll() == 2
+    assert await deciders.poll() == 0
+    assert reads.taken() == [], "the page held the rest of the queue: nothing more to read"
+    assert dict(deciders.decisions) == {"approve:approved": PAGE + 2}
+
+
+async def test_a_failed_decision_reads_the_whole_page_again(engine: Engine, clock: ManualClock) -> None:
+    operator = Identity("person", OPERATOR, operator=True)
+    started = await engine.call(
+        operator, "start_run", {"process": "screening", "inputs": {"vendorName": "Acme"}, "requestId": rid()}
+    )
+    run_id = started["data"]["run"]["id"]
+    await bot(engine, clock).work_once()
+    reads = Reads(engine)
+    deciders = DemoPeople(reads, demo_org(), ManualPace(clock), behaviour=STEADY, seed=3)
+    assert await deciders.poll() == 0
+    reads.taken()
+    cancelled = await engine.call(operator, "cancel", {"runId": run_id, "reason": "No.", "requestId": rid()})
+    assert cancelled["ok"], cancelled
+    clock.advance(minutes=5)
+    assert await deciders.poll() == 0, "Mira's item went with its run, and she was not told"
+    assert reads.taken() == [(OPERATOR, PAGE, False)], "the operator started the run: told it ended"
+    assert await deciders.poll() == 0
+    assert reads.taken() == [(MIRA, PAGE, False)]

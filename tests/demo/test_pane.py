@@ -7,6 +7,7 @@ from typing import Any
 
 from textual import on
 from textual.app import App, ComposeResult
+from textual.containers import Vertical
 
 from console import messages
 from console.demo.control import AgentState, DemoControl
@@ -69,6 +70,16 @@ class PaneApp(App[None]):
         self.notices.append(message.text)
 
 
+class HiddenPaneApp(PaneApp):
+    """The pane in a container that is hidden until the test shows it, as a tab not shown is."""
+
+    def compose(self) -> ComposeResult:
+        holder = Vertical(id="holder")
+        holder.display = False
+        with holder:
+            yield DemoPane(self.presenter)
+
+
 def rows(pane: DemoPane) -> list[list[str]]:
     table = pane.table
     return [[cell.plain for cell in table.row_cells(key) or ()] for key in table.keys]
@@ -127,3 +138,19 @@ async def test_rows_show_identity_step_and_last_call_and_space_pauses_one_agent(
 
 def test_the_keys_are_described_for_the_help() -> None:
     assert [(a.id, a.keys, a.action) for a in DEMO_ACTIONS] == [("demo.toggle", "space", "toggle_agent")]
+
+
+async def test_a_hidden_pane_draws_nothing_yet_tells_the_cues_and_draws_once_shown() -> None:
+    controls = FakeControls()
+    controls.cues.append("approve r_1")
+    app = HiddenPaneApp(controls)
+    async with app.run_test(size=(200, 24)):
+        pane = app.query_one(DemoPane)
+        await pane.refresh_rows()
+        await until(lambda: app.notices == ["Your turn: approve r_1"])
+        assert (rows(pane), str(app.query_one("#demo-status").render())) == ([], "")
+        app.query_one("#holder").display = True
+        await until(lambda: len(rows(pane)) == 2)
+        assert str(app.query_one("#demo-status").render()) == (
+            "demo clock 60x · 2026-10-06T09:00:00Z · 3 runs started · left to you: r_1 · verify_order"
+        )

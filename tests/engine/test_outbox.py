@@ -18,7 +18,8 @@ from engine.notify import NotifyTarget
 from engine.store.migrations import MIGRATIONS
 from engine.store.sqlite import SqliteStore
 from engine.store.state import Notification
-from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
+from tests.engine.engine_support import LENA, MIRA, OPS, SCREENER, call, make_org, ok, publish, start
+from tests.support.org import OMAR
 
 pytestmark = pytest.mark.both_stores
 
@@ -158,3 +159,49 @@ async def test_version_1_notifications_are_kept_when_the_store_moves_to_version_
         Notification("n_2", "overdue", "r_1", "", "work", ("ops@example.com",), at, False),
     ]
     assert deliveries == []
+
+
+DUE = """
+---
+name: due
+description: A person's approval, due within the hour.
+steps:
+  - id: review
+    person: reviewer
+    approve: Approve it.
+    due: 1h
+    next: done
+  - id: done
+    finish: approved
+---
+"""
+
+
+async def test_the_engine_counts_what_its_committed_writes_told_each_person(
+    engine: Engine, clock: ManualClock, tmp_path: Path
+) -> None:
+    people = (MIRA.id, OMAR.id, OPS.id)
+
+    def told() -> dict[str, int]:
+        return {who: engine.told.count(who) for who in people}
+
+    assert told() == {MIRA.id: 0, OMAR.id: 0, OPS.id: 0}
+    run_id = (await start(engine, "reviewed", {}, who=MIRA))["run"]["id"]
+    assert told() == {MIRA.id: 0, OMAR.id: 0, OPS.id: 0}, "an agent's work tells no person"
+    token = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="work"), "claim")["token"]
+    ok(await call(engine, SCREENER, "escalate", token=token, note="Cannot reach the system."), "escalate")
+    assert told() == {MIRA.id: 0, OMAR.id: 0, OPS.id: 1}
+    [item] = ok(await call(engine, OPS, "get_work"), "get_work")["items"]
+    ids = {"runId": run_id, "workItemId": item["workItem"]["id"]}
+    refused = await call(engine, OPS, "decide", **ids, snapshot="0" * 32, decision="completed", output={})
+    assert refused["error"]["code"] == "stale"
+    assert told() == {MIRA.id: 0, OMAR.id: 0, OPS.id: 1}, "a refused write tells nobody"
+    await decide(engine, OPS, run_id, decision="completed", output={"note": "Done by hand."})
+    assert told() == {MIRA.id: 1, OMAR.id: 1, OPS.id: 1}, "new work for the group: each member"
+    await publish(engine, tmp_path, DUE, {"reviewer": "g_finance"})
+    await start(engine, "due", {}, who=LENA)
+    clock.advance(hours=2)
+    await engine.tick()
+    assert told() == {MIRA.id: 3, OMAR.id: 3, OPS.id: 2}, "new work, then overdue (operators too)"
+    notes = await engine.notifications()
+    assert told() == {who: sum(who in n.recipients for n in notes) for who in people}
