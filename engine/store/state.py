@@ -86,6 +86,19 @@ class StepRun:
     lines for `handoff.issues` if the step is returned."""
 
 
+_STEP_DEFAULTS = dict(vars(StepRun()))
+"""Each field of a step and its value in a fresh one."""
+
+
+def _step_doc(st: StepRun) -> dict[str, Any]:
+    """A step in the run document: only the fields off their defaults (half the text to encode and
+    store for a typical run; `from_json` puts the defaults back), and `claim` always, which servers
+    before this one expect."""
+    doc = {key: value for key, value in vars(st).items() if value != _STEP_DEFAULTS[key]}
+    doc["claim"] = None if st.claim is None else vars(st.claim)
+    return doc
+
+
 @dataclass
 class WorkItem:
     id: str
@@ -173,10 +186,7 @@ class Run:
         doc = dict(vars(self))
         if not data:
             del doc["data"]
-        doc["steps"] = {
-            sid: {**vars(st), "claim": None if st.claim is None else vars(st.claim)}
-            for sid, st in self.steps.items()
-        }
+        doc["steps"] = {sid: _step_doc(st) for sid, st in self.steps.items()}
         doc["work_items"] = {wid: vars(item) for wid, item in self.work_items.items()}
         doc["events"] = [vars(event) for event in self.events]
         # allow_nan=False: no NaN or infinity is ever stored (the tools refuse them on the way in).
@@ -187,7 +197,7 @@ class Run:
         raw = json.loads(text)
         steps = {}
         for sid, s in raw.pop("steps").items():
-            claim = s.pop("claim")
+            claim = s.pop("claim", None)
             steps[sid] = StepRun(**s, claim=Claim(**claim) if claim else None)
         items = {wid: WorkItem(**w) for wid, w in raw.pop("work_items").items()}
         events = [HeldEvent(**e) for e in raw.pop("events")]
