@@ -125,6 +125,25 @@ class ApcApp(Scoped, App[None]):
         self.backoff = Backoff(self.config.refresh_seconds)
         self.calls_paused = 0
         """Ticks skipped while paused (a paused console reads nothing)."""
+        self._take_first_theme()
+
+    def _take_first_theme(self) -> None:
+        """Register the loaded themes and take the configured one before the stylesheet is first read:
+        what Textual's theme watcher does, less its reparse of every stylesheet with the theme's
+        variables (setting `theme`, here or once running, queues that reparse: ~10 ms before the first
+        frame, the first parse thrown away)."""
+        for theme in self.loaded_themes.themes:
+            self.register_theme(theme)
+        wanted = self.config.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.set_reactive(App.theme, wanted)
+            dark = self.current_theme.dark
+            self.set_class(True, f"-theme-{wanted}", update=False)
+            self.set_class(dark, "-dark-mode", update=False)
+            self.set_class(not dark, "-light-mode", update=False)
+            self._refresh_truecolor_filter(self.ansi_theme)
+            self.stylesheet.set_variables(self.get_css_variables())
+        self.palette = self._theme_palette()
 
     # connection
 
@@ -151,12 +170,6 @@ class ApcApp(Scoped, App[None]):
     async def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)
         gc.freeze()  # what stood before the console (the engine, what it holds) is left out of collections
-        for theme in self.loaded_themes.themes:
-            self.register_theme(theme)
-        wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
-        self.palette = self._theme_palette()
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")
         self.run_while_open(self._start, group="start")
