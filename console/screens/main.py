@@ -112,6 +112,13 @@ class MainScreen(Screen[None]):
             self._resumed = True
             event.refresh_styles = False
 
+    def on_resize(self, event: events.Resize) -> None:
+        """The resize Textual sends a screen after its first layout (it is among the widgets newly shown)
+        would lay it out again at the size it was laid out at (~10 ms, right after the first frame):
+        skipped. A resize of the terminal comes with another size."""
+        if event.size == self.region.size:
+            event.prevent_default()
+
     def _content(self, tab: str) -> Widget:
         if tab == "runs":
             return RunsPane(self.permissions, id="runs-pane")
