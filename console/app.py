@@ -125,6 +125,25 @@ class ApcApp(Scoped, App[None]):
         self.backoff = Backoff(self.config.refresh_seconds)
         self.calls_paused = 0
         """Ticks skipped while paused (a paused console reads nothing)."""
+        self._take_first_theme()
+
+    def _take_first_theme(self) -> None:
+        """Register the loaded themes and take the configured one before the stylesheet is first read:
+        what Textual's theme watcher does, less its reparse of every stylesheet with the theme's
+        variables (setting `theme`, here or once running, queues that reparse: ~10 ms before the first
+        frame, the first parse thrown away)."""
+        for theme in self.loaded_themes.themes:
+            self.register_theme(theme)
+        wanted = self.config.theme or DEFAULT_THEME
+        if wanted in self.available_themes:
+            self.set_reactive(App.theme, wanted)
+            dark = self.current_theme.dark
+            self.set_class(True, f"-theme-{wanted}", update=False)
+            self.set_class(dark, "-dark-mode", update=False)
+            self.set_class(not dark, "-light-mode", update=False)
+            self._refresh_truecolor_filter(self.ansi_theme)
+            self.stylesheet.set_variables(self.get_css_variables())
+        self.palette = self._theme_palette()
 
     # connection
 
@@ -151,12 +170,6 @@ class ApcApp(Scoped, App[None]):
     async def on_mount(self) -> None:
         gc.set_threshold(*GC_THRESHOLDS)
         gc.freeze()  # what stood before the console (the engine, what it holds) is left out of collections
-        for theme in self.loaded_themes.themes:
-            self.register_theme(theme)
-        wanted = self.config.theme or DEFAULT_THEME
-        if wanted in self.available_themes:
-            self.theme = wanted
-        self.palette = self._theme_palette()
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")
         self.run_while_open(self._start, group="start")
@@ -181,34 +194,54 @@ class ApcApp(Scoped, App[None]):
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
         self._flows = Flows(self, Documents(self.client))
-        # while the screen is built: a remote client opens its session (asking which tools the server
-        # offers), and the first page of the queue is read (the first read needs nothing from the screen)
+        # the first page of the queue is read before the screen is built, and a remote client opens its
+        # session (asking which tools the server offers) meanwhile: alone the read takes ~10 ms, a build
+        # beside it slowed it down, and a screen laid out before its rows came was laid out and drawn again
         self._lists = Lists(self.client)
         opening = asyncio.ensure_future(self.client.extra_tools())
         reading = asyncio.ensure_future(self.lists.visible(self.lists.work, Window(0, -1), head=True))
         try:
-            main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes)
-            self.install_screen(main, name="main")
-            await self.push_screen("main")
-            await opening
-            if self.session.activity is not None:
-                self.session.activity.listen(self._activity)
-            for notice in self.session.notices:
-                level: SeverityLevel = "warning" if notice.startswith("Not published") else "information"
-                self.toast(notice, severity=level)
-            await self.reload_all(work_read=reading)
-        finally:  # closing while the screen is built
+            (_, error), _ = await asyncio.gather(reading, opening)
+        finally:  # closing while the page is read
             opening.cancel()
             reading.cancel()
-        gc.freeze()  # and what stands now: Textual, the first pages
+        if self.session.activity is not None:
+            self.session.activity.listen(self._activity)
+        fill = partial(self._fill_first_screen, error)
+        main = MainScreen(self.permissions, self.now, self.session.endpoint, self.extra_panes, fill)
+        self.install_screen(main, name="main")
+        await self.push_screen("main")
         if self.live:
             self._arm()
         if self.live and self.session.watch is not None:
             self.run_while_open(partial(self.session.watch, self._tick), group="watch")
-        self.call_after_refresh(self._up)
+        self.call_after_refresh(self._up)  # if the first layout was not drawn (no size yet)
+
+    def _fill_first_screen(self, error: Failure | None) -> None:
+        """What the main screen shows when first laid out, put in as it mounts: the queue's first page
+        (read already), the notices of the session, the status line; `_up` once that frame is written."""
+        now = self.now()
+        self._show_work(error, now)
+        self.last_refresh = now
+        for notice in self.session.notices if self.session is not None else ():
+            level: SeverityLevel = "warning" if notice.startswith("Not published") else "information"
+            self.toast(notice, severity=level)
+        if error is not None:
+            self.report_error("work queue", error)
+        self.update_status()
+        self.main.screen_layout_refresh_signal.subscribe(self, self._first_frame, immediate=True)
+
+    def _first_frame(self, main: Screen[object]) -> None:
+        """The main screen's first layout is drawn and handed to the terminal (Textual lays it out twice
+        more before it is idle: for its first resize, and as its mount is awaited)."""
+        main.screen_layout_refresh_signal.unsubscribe(self)
+        self._up()
 
     def _up(self) -> None:
         """The first screen is written: what it did not wait for is read now, the extra tabs built."""
+        if self.ready.is_set():
+            return
+        gc.freeze()  # and what stands now: Textual, the first pages
         self.ready.set()
         self.run_while_open(self._after_first_screen, group="start")
         self.run_while_open(self.main.build_extra_panes, group="build")
@@ -315,15 +348,12 @@ class ApcApp(Scoped, App[None]):
             if self.live and not self.paused:
                 self._arm()
 
-    async def reload_all(
-        self, *, full: bool = True, work_read: Awaitable[tuple[bool, Failure | None]] | None = None
-    ) -> None:
+    async def reload_all(self, *, full: bool = True) -> None:
         """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
         else the first page of the work queue, the rows on screen, one page where the queue grows (for
         its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
         the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
-        search knows their names), and again with their documents while their tab is shown.
-        `work_read`: the queue's read, begun already (the first screen's, begun as the screen is built)."""
+        search knows their names), and again with their documents while their tab is shown."""
         if self.session is None or not self.is_screen_installed("main") or self._lists is None:
             return
         now, main, lists = self.now(), self.main, self.lists
@@ -348,12 +378,9 @@ class ApcApp(Scoped, App[None]):
         lists.filter_work(work.filters().process)
 
         async def read_work() -> tuple[bool, Failure | None]:
-            reading = work_read or lists.visible(lists.work, work.table.window, head=True, tail=not full)
-            changed, error = await reading
-            if error is None or lists.work.started:
-                work.show(lists.work, work.updated, now, self.palette, lists.work_process)
-                if self.ready.is_set():  # the first screen is written before its rows are dated (`_up`)
-                    await self._date_work()
+            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
+            if self._show_work(error, now) and self.ready.is_set():  # the first screen is written before
+                await self._date_work()  # its rows are dated (`_up`)
             return changed, error
 
         # the two lists side by side: the first screen waits for the slower read, not for both
@@ -370,6 +397,15 @@ class ApcApp(Scoped, App[None]):
             if error is not None:
                 self.report_error(source, error)
         self.update_status()
+
+    def _show_work(self, error: Failure | None, now: datetime) -> bool:
+        """Show the queue as read, unless its first read failed (a later one leaves the rows read
+        before); whether it was shown."""
+        lists, work = self.lists, self.main.work
+        if error is not None and not lists.work.started:
+            return False
+        work.show(lists.work, work.updated, now, self.palette, lists.work_process)
+        return True
 
     async def _read_runs(self, *, full: bool) -> tuple[bool, Failure | None]:
         """The runs list when it is shown or on a full reload, else its first page once (the runs that

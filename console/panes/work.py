@@ -489,10 +489,11 @@ class WorkPane(Scoped, Vertical):
     @on(Checkbox.Changed, "#work-overdue")
     def _filters_changed(self, event: Input.Changed | Select.Changed | Checkbox.Changed) -> None:
         """Typing filters as it goes; a choice made (a kind, a process, overdue, a sort) is applied, and
-        the keys go back to the table."""
+        the keys go back to the table, unless they are outside the pane (a select's first value, told
+        as it mounts, can come once another tab is shown: it would pull its tab back)."""
         if self.loaded:
             self.redraw(self.clock(), self.palette)
-        if not isinstance(event, Input.Changed):
+        if not isinstance(event, Input.Changed) and self.has_focus_within:
             self.table.focus()
         if isinstance(event, Select.Changed) and event.select.id == "work-process":
             self.post_message(RefreshRequested())

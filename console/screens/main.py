@@ -12,7 +12,7 @@ from collections.abc import Callable, Sequence
 from datetime import datetime
 
 from rich.text import Text
-from textual import on
+from textual import events, on
 from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.screen import Screen
@@ -45,7 +45,9 @@ def endpoint_text(info: EndpointInfo) -> Text:
 def focus_into(event: TabbedContent.TabActivated) -> None:
     """Focus inside a newly shown tab (keys or mouse), so focus left in the hidden one cannot pull it back.
 
-    An activation that is no longer the active tab (the first one, delivered late) is ignored.
+    An activation that is no longer the active tab (the first one, delivered late) is ignored, and
+    the focus moves at once: `Widget.focus` moves it later, after a tab shown meanwhile (`2` pressed
+    as the console comes up, the first activation handled just before) took it, and pulled it back.
     """
     pane = event.pane
     if event.tabbed_content.active != pane.id:
@@ -53,7 +55,7 @@ def focus_into(event: TabbedContent.TabActivated) -> None:
     tables = pane.query("LiveTable, VirtualTable")
     target = tables.first() if tables else next((w for w in pane.query("*") if w.focusable), None)
     if target is not None:
-        target.focus()
+        pane.screen.set_focus(target)
 
 
 class MainScreen(Screen[None]):
@@ -67,7 +69,9 @@ class MainScreen(Screen[None]):
         clock: Callable[[], datetime],
         endpoint: EndpointInfo | None,
         extra_panes: Sequence[ExtraPane],
+        fill: Callable[[], None] = lambda: None,
     ) -> None:
+        """`fill`: what the app puts in as the screen mounts (the first page of the queue, read already)."""
         super().__init__(id="main")
         self.permissions = permissions
         self.clock = clock
@@ -75,6 +79,8 @@ class MainScreen(Screen[None]):
         self.extra_panes = list(extra_panes)
         self._built = {"work"}
         self._building = {"work"}
+        self._fill = fill
+        self._resumed = False
 
     def compose(self) -> ComposeResult:
         """The work queue; every other tab's content is built when first shown."""
@@ -91,6 +97,27 @@ class MainScreen(Screen[None]):
             yield TabPane("Activity", id="activity")
         yield Static("", id="notice", classes="notice-line")
         yield Footer()
+
+    async def on_mount(self) -> None:
+        """Before the screen is first laid out (it handles nothing else until this returns): what the app
+        puts in, then the footer's keys, for the table focused as the screen was composed. The first
+        frame is whole: drawn before, it was drawn again with the rows, and with the keys."""
+        self._fill()
+        await self.query_one(Footer).show_keys()
+
+    def on_screen_resume(self, event: events.ScreenResume) -> None:
+        """Shown the first time, just mounted: its widgets were styled as they mounted (the theme was
+        set before), and Textual's restyle of every one on a resume (~10 ms) would change nothing."""
+        if not self._resumed:
+            self._resumed = True
+            event.refresh_styles = False
+
+    def on_resize(self, event: events.Resize) -> None:
+        """The resize Textual sends a screen after its first layout (it is among the widgets newly shown)
+        would lay it out again at the size it was laid out at (~10 ms, right after the first frame):
+        skipped. A resize of the terminal comes with another size."""
+        if event.size == self.region.size:
+            event.prevent_default()
 
     def _content(self, tab: str) -> Widget:
         if tab == "runs":

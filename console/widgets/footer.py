@@ -4,6 +4,11 @@ Textual's footer rebuilds every key after each change of the screen's bindings (
 saying what it can do now); at start-up that is several rebuilds before the first frame, each a few
 dozen widgets styled anew. Changes that come before the next refresh now make one rebuild.
 
+A rebuild whose keys would be the ones shown already (a change of focus or of what a pane can do
+that leaves the keys as they are) is skipped, and a screen can have the keys built before it is first
+laid out (`show_keys`): Textual's footer shows none until the bindings first change, then builds them
+after the next frame, laying out the screen again.
+
 Each key Textual's footer makes starts compact (its own default) and is then bound to the footer's
 `compact`; both steps restyle the key, twice per key and rebuild. Bound keys made here start with
 the footer's value and class, so binding them changes nothing and restyles nothing.
@@ -14,16 +19,26 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from textual.app import ComposeResult
+from textual.binding import Binding
 from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Footer as TextualFooter
 from textual.widgets._footer import FooterKey
 
+Keys = list[tuple[Binding, bool, str]]
+
 
 class Footer(TextualFooter):
     _recompose_pending = False
+    _shown: Keys | None = None
+    """The keys as last built: (binding, enabled, tooltip) for each binding shown."""
+
+    def _keys(self) -> Keys:
+        active = self.screen.active_bindings.values()
+        return [(binding, enabled, tooltip) for (_, binding, enabled, tooltip) in active if binding.show]
 
     def compose(self) -> ComposeResult:
+        self._shown = self._keys() if self._bindings_ready else None
         for widget in super().compose():
             self._start_as_footer(widget)
             yield widget
@@ -49,4 +64,12 @@ class Footer(TextualFooter):
 
     async def _recompose_once(self) -> None:
         self._recompose_pending = False  # a change from here on asks for a rebuild of its own
-        await self.recompose()
+        if self._shown is None or self._keys() != self._shown:
+            await self.recompose()
+
+    async def show_keys(self) -> None:
+        """Build the keys for the bindings as they stand, now (from another widget's handler: the keys
+        are bound to this footer's `compact` as if it composed them in its own)."""
+        self._bindings_ready = True
+        with self._context():
+            await self._recompose_once()
