@@ -14,6 +14,8 @@
   (WAL, synchronous=FULL, one autocommit statement, so one commit, per transition); its durable
   transitions/s beside ours, a single client's and 32 concurrent clients'.
 
+The bench's process sets Python's collector as `apc serve` does (`engine.core.collect_less`).
+
 With `--store postgresql` the runs go through engines on one PostgreSQL database instead, 1 and 3
 servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`). With `--profile`
 only the single-client loop runs, under cProfile counting the event loop thread's CPU time, and where
@@ -51,7 +53,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.old_mcp_client import McpHttpClient
 from engine.clock import SystemClock
-from engine.core import Engine
+from engine.core import Engine, collect_less
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
 from engine.store.sqlite import SqliteStore, connect
@@ -470,6 +472,7 @@ async def profile_single(root: Path, runs: int) -> None:
 
 
 async def main() -> None:
+    collect_less()  # the engine's collector settings as `apc serve` runs it
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=192, help="runs per engine scenario (default 192)")
     parser.add_argument("--samples", type=int, default=5, help="runs per size for the per-tool cost")

@@ -45,7 +45,10 @@ DB_FILE = "engine.db"
 LEGACY_FILE_URL_KEY = "file_url_secret"
 """Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 YOUNG_OBJECTS = 10_000
-"""New objects between two collections of the youngest generation once an engine opened for writing.
+"""New objects between two collections of the youngest generation in a process that serves writes
+(`apc serve`, `collect_less`; the console sets its own, `console.app.GC_THRESHOLDS`, its frames
+mattering more than its writes: with 10,000 its worst refresh frame at 100,000 items went from 12-16
+to 19-20 ms).
 Python's default, 700, is a collection every write call or so, each tracing what the calls in flight
 hold; under 32 concurrent clients that was ~6% of the event loop's CPU per write call
 (`bench/engine_throughput.py`). Reference counting frees almost all a write allocates, so fewer,
@@ -150,7 +153,6 @@ class Engine:
         files = Files(org.server.files or data_dir / "files", store, keys.file_url, clock, public_base_url)
         engine = cls(store, org, clock, files, evaluator, owns_evaluator=owns, ids=ids, keys=keys, lock=lock)
         await engine.keep_clock_in_step()
-        _collect_less()
         return engine
 
     @classmethod
@@ -333,9 +335,9 @@ async def _open_store(data_dir: Path, org: OrgConfig, database: str | None, migr
     return await SqliteStore.open(data_dir / DB_FILE, migrate=migrate)
 
 
-def _collect_less() -> None:
+def collect_less() -> None:
     """Raise the youngest generation's threshold to `YOUNG_OBJECTS`, never lowering one set higher
-    (by the host process, or an engine opened before)."""
+    (by the host process). For a process whose work is the engine's writes."""
     young, *older = gc.get_threshold()
     if young < YOUNG_OBJECTS:
         gc.set_threshold(YOUNG_OBJECTS, *older)

@@ -211,7 +211,7 @@ async def serve(
     """Check the configuration, publish, serve until `stop` is set (or a signal arrives), shut down."""
     # Imported here, not at the top, so that every other `apc` command starts without loading the
     # MCP SDK and the web server (more than a second).
-    from engine.core import Engine
+    from engine.core import Engine, collect_less
     from engine.http.app import bind_socket, start_server
     from engine.http.oauth import OAuthVerifier
     from engine.http.standard_extras import standard_extras
@@ -230,6 +230,7 @@ async def serve(
     port = sock.getsockname()[1]
     public_url = (options.public_url or _local_url(options.host, port)).rstrip("/")
     data_dir = options.data or default_data_dir()
+    collect_less()  # this process's work is the engine's writes
     try:
         engine = await Engine.open(
             data_dir,

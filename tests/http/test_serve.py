@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import hashlib
 import logging
 import os
@@ -14,6 +15,7 @@ from pathlib import Path
 import pytest
 
 from engine.cli import main
+from engine.core import YOUNG_OBJECTS
 from engine.datafolder import FolderLock, default_data_dir
 from engine.http.app import RunningServer
 from engine.http.serve import ServeOptions, serve
@@ -67,9 +69,15 @@ async def test_serve_publishes_then_serves_until_stopped(
     tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
     options = ServeOptions(config=write_config(tmp_path), data=tmp_path / "data", port=free_port())
-    with caplog.at_level(logging.INFO, logger="apc.serve"):
-        first = await serve_once(options)
-        second = await serve_once(options)
+    kept = gc.get_threshold()
+    gc.set_threshold(700, 10, 10)
+    try:
+        with caplog.at_level(logging.INFO, logger="apc.serve"):
+            first = await serve_once(options)
+            second = await serve_once(options)
+        assert gc.get_threshold() == (YOUNG_OBJECTS, 10, 10), "a serving process collects less often"
+    finally:
+        gc.set_threshold(*kept)
     assert [(status, [(i["name"], i["version"]) for i in items]) for status, items in (first, second)] == [
         (0, [("screening", 1)]),
         (0, [("screening", 1)]),

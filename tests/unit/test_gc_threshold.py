@@ -1,4 +1,4 @@
-"""An engine opened for writing collects its youngest generation less often, never more often."""
+"""A process serving writes collects its youngest generation less often, never more often."""
 
 from __future__ import annotations
 
@@ -20,12 +20,12 @@ def threshold() -> Iterator[None]:
 @pytest.mark.usefixtures("threshold")
 def test_python_default_is_raised_and_the_older_generations_kept() -> None:
     gc.set_threshold(700, 10, 10)
-    core._collect_less()
+    core.collect_less()
     assert gc.get_threshold() == (core.YOUNG_OBJECTS, 10, 10)
 
 
 @pytest.mark.usefixtures("threshold")
 def test_a_higher_threshold_set_by_the_host_is_left_alone() -> None:
     gc.set_threshold(core.YOUNG_OBJECTS * 5, 20, 30)
-    core._collect_less()
+    core.collect_less()
     assert gc.get_threshold() == (core.YOUNG_OBJECTS * 5, 20, 30)
