@@ -77,13 +77,6 @@ lets it back in); the middle generation is collected while it is small (every 5 
 a few ms), and the whole heap after 5,000 young collections instead of 100."""
 
 
-def collect_for_console() -> None:
-    """Set `GC_THRESHOLDS`, but keep a higher young threshold already set (an embedded engine raises it
-    for its writes, `engine.core`): whichever of the two starts first, the process ends with the same."""
-    young = gc.get_threshold()[0]
-    gc.set_threshold(max(young, GC_THRESHOLDS[0]), *GC_THRESHOLDS[1:])
-
-
 class ApcApp(Scoped, App[None]):
     SCOPE = "app"
     CSS_PATH = "app.tcss"
@@ -175,7 +168,7 @@ class ApcApp(Scoped, App[None]):
         return clock.now() if clock is not None else datetime.now(UTC)
 
     async def on_mount(self) -> None:
-        collect_for_console()
+        gc.set_threshold(*GC_THRESHOLDS)
         gc.freeze()  # what stood before the console (the engine, what it holds) is left out of collections
         for problem in self.loaded_themes.problems:
             self.toast(f"theme not loaded: {problem}", severity="warning")

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -12,7 +11,6 @@ from textual.binding import Binding
 
 from console.actions import ACTIONS, SCOPE_TITLES, allowed, bindings
 from console.answer import error_lines, event_line, run_state_line
-from console.app import GC_THRESHOLDS, collect_for_console
 from console.client.base import Capabilities
 from console.client.files import FetchedFile, file_name_from
 from console.client.remote import token_identity
@@ -421,16 +419,3 @@ def test_an_indented_line_wraps_under_its_own_indent_and_prose_from_the_edge() -
         "would hang past half the width",
     ]
     assert str(Hanging(lines)) == "\n".join(text for text, _ in lines)
-
-
-def test_the_console_keeps_a_higher_young_gc_threshold_and_sets_the_older_ones() -> None:
-    kept = gc.get_threshold()
-    try:
-        gc.set_threshold(700, 10, 10)
-        collect_for_console()
-        assert gc.get_threshold() == GC_THRESHOLDS
-        gc.set_threshold(10_000, 10, 10)
-        collect_for_console()
-        assert gc.get_threshold() == (10_000, *GC_THRESHOLDS[1:])
-    finally:
-        gc.set_threshold(*kept)
