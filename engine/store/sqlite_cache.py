@@ -44,9 +44,9 @@ class CachedRun:
     last_pos: int
     """The largest `run_steps.pos` of the run: a step new to its data goes after it."""
     spare: list[Run] = field(default_factory=list, compare=False)
+    """The run object that was saved as this entry, until a later request takes it (`RunCache.spare`)."""
     rows: DerivedRows | None = field(default=None, compare=False)
     """The index rows the write that saved this entry wrote for it; None for a run read from SQLite."""
-    """The run object that was saved as this entry, until a later request takes it (`RunCache.spare`)."""
     size: int = field(init=False)
 
     def __post_init__(self) -> None:
