@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Any, TypeVar
 
 import rfc8785
 
@@ -26,6 +27,8 @@ from engine.tools.errors import not_found
 from engine.tools.replays import Replays
 from engine.tools.told import Told
 from engine.tools.views import Views
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -68,7 +71,8 @@ class Call:
     checked: Checked | None = None
     """Set when the dispatcher repeats a write after running the check it asked for."""
     told: list[Notification] = field(default_factory=list)
-    """What the call's write tells people (`notify`), for `Context.told` once the write is durable."""
+    """What the call's write tells people (`notify`): the list `write` hands the request, counted in
+    `Context.told` once the write is durable."""
 
     @property
     def writes(self) -> Transaction:
@@ -141,11 +145,26 @@ async def save(call: Call, machine: Machine, *, touch: bool = True) -> None:
     await notify(call, machine)
 
 
+async def write(ctx: Context, request: Callable[[Transaction, list[Notification]], Awaitable[T]]) -> T:
+    """Run `request` as one write request of the store. It gets a list to hand its `Call` (`Call.told`):
+    what its last pass told people counts in `Context.told` once the write is durable (a store may run a
+    request more than once; one that raises counts nothing)."""
+    told: list[Notification] = []
+
+    async def attempt(tx: Transaction) -> T:
+        told.clear()
+        return await request(tx, told)
+
+    result = await ctx.store.write(attempt)
+    ctx.told.heard(told)
+    return result
+
+
 async def notify(call: Call, machine: Machine) -> None:
     """What the machine tells people, into the call's write (the outbox) and `Call.told`."""
     if machine.notifications:
         await call.writes.add_notifications(machine.notifications, machine.org.notify_urls)
-        call.told += machine.notifications
+        call.told.extend(machine.notifications)
 
 
 def canonical(value: Any) -> str:

@@ -22,10 +22,10 @@ from pydantic import BaseModel, ValidationError
 from engine.identity import Identity
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.records import canonical
-from engine.store.state import stamp
+from engine.store.state import Notification, stamp
 from engine.tools import agent, checking, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
-from engine.tools.context import Call, Checked, Context
+from engine.tools.context import Call, Checked, Context, write
 from engine.tools.errors import ToolError, conflict, invalid
 
 log = logging.getLogger("engine.tools")
@@ -140,15 +140,11 @@ class Dispatcher:
     ) -> Any:
         """One pass of a write as one write request; `CheckNeeded` leaves it with nothing written."""
 
-        made: list[Call] = []  # the call of the request's last pass: a store may run it again
-
-        async def request(tx: Transaction) -> tuple[Any, ToolError | None]:
-            made.clear()
+        async def request(tx: Transaction, told: list[Notification]) -> tuple[Any, ToolError | None]:
             earlier = await tx.get_request(request_id)
             if earlier is not None:
                 return self._replay(earlier, identity, tool, fingerprint), None
-            call = Call(identity, self.ctx.clock.now(), tx, checked=checked)
-            made.append(call)
+            call = Call(identity, self.ctx.clock.now(), tx, checked=checked, told=told)
             await tx.advance_clock(stamp(call.now))
             try:
                 result = await WRITES[tool](self.ctx, call, args)
@@ -160,8 +156,7 @@ class Dispatcher:
             await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
             return result, None
 
-        result, kept = await self.ctx.store.write(request)
-        self.ctx.told.heard(note for call in made for note in call.told)
+        result, kept = await write(self.ctx, request)
         if kept is not None:
             raise kept
         return result

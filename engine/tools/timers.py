@@ -16,8 +16,8 @@ from datetime import datetime
 
 from engine.identity import Identity
 from engine.store.base import Conflict, StoreUnavailable, Transaction
-from engine.store.state import SERVER, parse_stamp, stamp
-from engine.tools.context import Call, Context, loaded_rows, machine_for, save
+from engine.store.state import SERVER, Notification, parse_stamp, stamp
+from engine.tools.context import Call, Context, loaded_rows, machine_for, save, write
 
 log = logging.getLogger("engine.timers")
 
@@ -44,10 +44,7 @@ async def apply_due(ctx: Context, now: datetime) -> None:
 
 
 async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
-    made: list[Call] = []  # the call of the request's last pass: a store may run it again
-
-    async def request(tx: Transaction) -> None:
-        made.clear()
+    async def request(tx: Transaction, told: list[Notification]) -> None:
         run = await tx.get_run(run_id)
         if run is None or run.is_over:
             return
@@ -55,12 +52,10 @@ async def _catch_up(ctx: Context, run_id: str, now: datetime) -> None:
         if not any(parse_stamp(at) <= now for at, _, _ in machine.timers()):
             return
         await tx.advance_clock(stamp(now))
-        call = Call(Identity("agent", SERVER), now, tx)
-        made.append(call)
+        call = Call(Identity("agent", SERVER), now, tx, told=told)
         loaded_rows(call, machine)
         machine.catch_up()
         # No write of its own: the run was changed, and stamped, at each timer's due time.
         await save(call, machine, touch=False)
 
-    await ctx.store.write(request)
-    ctx.told.heard(note for call in made for note in call.told)
+    await write(ctx, request)
