@@ -23,8 +23,9 @@ started, decisions, events, steps submitted a real minute): a demo whose loops s
 runs would cost the console little.
 
 The old DataTable takes minutes per refresh at 100,000 rows (hours for the whole run), so it is
-measured only at sizes up to `--old-up-to` (10,000 by default; the first size always, so every figure has
-a baseline); larger sizes print no old figure and compare with the old figure at the largest size measured, scaled by the size (labelled "scaled").
+measured only at sizes up to `--old-up-to` (10,000 by default; the first size always, so every figure
+has a baseline); larger sizes print no old figure and compare with the old figure at the largest size
+measured, scaled by the size (labelled "scaled").
 
     .venv/bin/python bench/console_render.py [--sizes 10000,100000] [--ticks N] [--old-up-to N]
 """
