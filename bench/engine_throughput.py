@@ -1,10 +1,15 @@
 """Engine write throughput, each figure beside a baseline measured in the same run.
 
-- single client (and again with the run log's insert left out, its cost): runs of a 3-step agent process through `engine.call` (1 start_run + 3 x (claim,
+- single client: runs of a 3-step agent process through `engine.call` (1 start_run + 3 x (claim,
   submit) = 7 write calls, 7 step transitions per run), beside bare aiosqlite insert+commit/s (WAL,
-  synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents);
+  synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents),
+  as `--rounds` interleaved pairs (7 unless given): a burst of runs, then as many bare commits, so a
+  disk whose speed drifts over seconds (a fsync here takes one of two typical times, changing every
+  few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
+  then, once each, with and without the run log's insert (its cost);
 - 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
   (write requests per commit), and the ratio to the single-client rate;
+  every engine figure is taken after a warm-up run per client (not counted), as a server runs;
 - per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
 - 8 and 32 concurrent MCP agents against `apc serve` (a separate process): calls/s, p50 and p99;
 - SpiffWorkflow, when installed (a bench-only extra: `pip install -e '.[bench]'`, never a dependency
@@ -22,13 +27,11 @@ only the single-client loop runs, under cProfile counting the event loop thread'
 a write call's time goes is printed by part (SQLite, JSON, the engine's layers, the event loop), with
 the wall time the thread spent waiting (the fsync, the scheduler).
 
-With `--rounds N` only the single client runs, as N pairs in one process (a burst of runs, then as
-many bare commits), so a disk or CPU that other work keeps busy weighs on both halves of each pair: the
-median of the pairs' ratios, the event loop thread's CPU per write call, and SpiffWorkflow beside it
-(and beside 32 concurrent clients).
+With `--single` only the single client's pairs run, with the event loop thread's CPU per write call,
+and SpiffWorkflow beside it (and beside 32 concurrent clients).
 
     .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
-                                                [--profile] [--rounds N]
+                                                [--profile] [--rounds N] [--single]
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ import tempfile
 import textwrap
 import time
 from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -187,6 +191,7 @@ async def engine_clients(
     store = engine.store
     assert isinstance(store, SqliteStore)
     try:
+        await asyncio.gather(*(drive_runs(caller(engine, w), f"warm{w}", 1) for w in range(clients)))
         before = store.writer_stats.commits, store.writer_stats.requests
         started = time.perf_counter()
         await asyncio.gather(
@@ -231,21 +236,34 @@ async def baseline_rate(root: Path, commits: int, row_bytes: int) -> float:
     return commits / elapsed
 
 
-async def single_rounds(root: Path, rounds: int, runs: int) -> tuple[list[float], list[float]]:
+@dataclass
+class Pairs:
+    """Per pair: the engine's write calls/s, the bare commits/s, their ratio, the engine's CPU per call."""
+
+    calls: list[float] = field(default_factory=list)
+    commits: list[float] = field(default_factory=list)
+    ratios: list[float] = field(default_factory=list)
+    cpu_us: list[float] = field(default_factory=list)
+    row_bytes: int = 0
+
+
+async def single_rounds(root: Path, rounds: int, runs: int) -> Pairs:
     """`rounds` pairs, each a burst of `runs` single-client runs then as many bare commits (rows the
-    size of the runs' documents), in one process: a busy disk or CPU weighs on both halves of a pair
-    alike. Each pair's ratio of write calls/s to commits/s, and each burst's CPU per call (us)."""
+    size of the runs' documents), in one process, after a warm-up burst: a busy disk or CPU weighs on
+    both halves of a pair alike."""
     engine = await open_engine(root, "engine-rounds")
     call = caller(engine, 0)
     conn = await connect(root / "rounds-baseline.db")
-    ratios: list[float] = []
-    cpu: list[float] = []
+    pairs = Pairs()
     try:
         await drive_runs(call, "warm", max(1, runs // 4))
         store = engine.store
         assert isinstance(store, SqliteStore)
-        row = "x" * int((await store._one("SELECT AVG(LENGTH(doc)) FROM runs"))[0])
+        pairs.row_bytes = int((await store._one("SELECT AVG(LENGTH(doc)) FROM runs"))[0])
+        row = "x" * pairs.row_bytes
         await conn.execute("CREATE TABLE t (id INTEGER PRIMARY KEY, doc TEXT NOT NULL)")
+        for _ in range(max(1, runs // 4) * WRITES_PER_RUN):  # the baseline's warm-up
+            await conn.execute("INSERT INTO t (doc) VALUES (?)", (row,))
         for n in range(rounds):
             wall, used = time.perf_counter(), time.thread_time()
             calls = len(await drive_runs(call, f"round{n}-", runs))
@@ -253,12 +271,14 @@ async def single_rounds(root: Path, rounds: int, runs: int) -> tuple[list[float]
             started = time.perf_counter()
             for _ in range(calls):
                 await conn.execute("INSERT INTO t (doc) VALUES (?)", (row,))
-            ratios.append(calls / wall / (calls / (time.perf_counter() - started)))
-            cpu.append(used / calls * 1e6)
+            pairs.calls.append(calls / wall)
+            pairs.commits.append(calls / (time.perf_counter() - started))
+            pairs.ratios.append(pairs.calls[-1] / pairs.commits[-1])
+            pairs.cpu_us.append(used / calls * 1e6)
     finally:
         await conn.close()
         await engine.close()
-    return ratios, cpu
+    return pairs
 
 
 async def per_tool_cost(root: Path, samples: int) -> dict[tuple[str, str], float]:
@@ -380,7 +400,8 @@ def _free_port() -> int:
 
 SPIFF_SETTINGS = (
     "SpiffWorkflow {version}, 3 sequential Simple tasks per workflow, in-memory workflow serialised "
-    "with JSONSerializer after every task, INSERT OR REPLACE in sqlite3 autocommit, WAL, synchronous=FULL"
+    "with JSONSerializer after every task, INSERT OR REPLACE in sqlite3 autocommit, WAL, synchronous=FULL, "
+    "after a warm-up"
 )
 
 
@@ -406,14 +427,21 @@ def spiff_transitions_per_second(path: Path, workflows: int) -> tuple[float, str
         db.execute("PRAGMA journal_mode=WAL")
         db.execute("PRAGMA synchronous=FULL")
         db.execute("CREATE TABLE workflows (id INTEGER PRIMARY KEY, state TEXT NOT NULL)")
-        transitions = 0
+
+        def run(first: int, count: int) -> int:
+            transitions = 0
+            for n in range(first, first + count):
+                workflow = Workflow(spec)
+                while workflow.run_next(halt_on_manual=False):
+                    state = workflow.serialize(serializer)
+                    db.execute("INSERT OR REPLACE INTO workflows (id, state) VALUES (?, ?)", (n, state))
+                    transitions += 1
+            return transitions
+
+        warm = max(1, workflows // 8)
+        run(0, warm)  # a warm-up, as the engine's figures have
         started = time.perf_counter()
-        for n in range(workflows):
-            workflow = Workflow(spec)
-            while workflow.run_next(halt_on_manual=False):
-                state = workflow.serialize(serializer)
-                db.execute("INSERT OR REPLACE INTO workflows (id, state) VALUES (?, ?)", (n, state))
-                transitions += 1
+        transitions = run(warm, workflows)
         elapsed = time.perf_counter() - started
     finally:
         db.close()
@@ -481,9 +509,13 @@ async def main() -> None:
     parser.add_argument(
         "--rounds",
         type=int,
-        default=0,
-        help="only the single client: this many interleaved pairs (runs/rounds runs, then as many bare "
-        "commits), median ratio and CPU per call, and SpiffWorkflow",
+        default=7,
+        help="the single client's interleaved pairs (runs/rounds runs, then as many bare commits; default 7)",
+    )
+    parser.add_argument(
+        "--single",
+        action="store_true",
+        help="only the single client's pairs, its CPU per call, and SpiffWorkflow",
     )
     from bench import pg_throughput  # here: it takes the runs' process from this module
 
@@ -497,28 +529,32 @@ async def main() -> None:
         if options.profile:
             await profile_single(root, options.runs)
             return
-        if options.rounds:
-            ratios, cpu = await single_rounds(root, options.rounds, max(1, options.runs // options.rounds))
-            print(f"single client, {options.rounds} interleaved pairs; load {os.getloadavg()[0]:.1f}")
-            ratio("single-client write calls / baseline commits, median of pairs", statistics.median(ratios))
-            print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(ratios))}", flush=True)
-            out("single client CPU per write call (event loop thread), median", statistics.median(cpu), "us")
-            single = (await engine_clients(root, 1, options.runs))[0]
-            spiff_versus(root, options.runs, single, (await engine_clients(root, 32, options.runs))[0])
-            return
-        single, _, single_batch, doc_bytes = await engine_clients(root, 1, options.runs)
-        commits = await baseline_rate(root, options.runs * WRITES_PER_RUN, doc_bytes)
+        pairs = await single_rounds(root, options.rounds, max(1, options.runs // options.rounds))
+        single = statistics.median(pairs.calls)
         print(
-            f"baseline settings: aiosqlite, WAL, synchronous=FULL, one autocommit INSERT per commit, {doc_bytes}-byte rows"
+            "baseline settings: aiosqlite, WAL, synchronous=FULL, one autocommit INSERT per commit, "
+            f"{pairs.row_bytes}-byte rows"
         )
-        out("baseline insert+commit", commits, "commits/s")
+        print(f"single client: {options.rounds} interleaved pairs, medians; load {os.getloadavg()[0]:.1f}")
+        out("baseline insert+commit", statistics.median(pairs.commits), "commits/s")
         out("single client write calls", single, "calls/s")
         out("single client step transitions", single * TRANSITIONS_PER_RUN / WRITES_PER_RUN, "transitions/s")
+        ratio("single-client write calls / baseline commits", statistics.median(pairs.ratios))
+        print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(pairs.ratios))}", flush=True)
+        if options.single:
+            out(
+                "single client CPU per write call (event loop thread), median",
+                statistics.median(pairs.cpu_us),
+                "us",
+            )
+            spiff_versus(root, options.runs, single, (await engine_clients(root, 32, options.runs))[0])
+            return
+        logged, _, single_batch, _ = await engine_clients(root, 1, options.runs)
         out("single client mean batch", single_batch, "requests/commit")
-        ratio("single-client write calls / baseline commits", single / commits)
         unlogged = await without_run_log(root, options.runs)
-        out("single client write calls without the run log", unlogged, "calls/s")
-        ratio("with / without the run log write calls", single / unlogged)
+        out("single client write calls, once, with the run log", logged, "calls/s")
+        out("single client write calls, once, without the run log", unlogged, "calls/s")
+        ratio("with / without the run log write calls", logged / unlogged)
         rates = {}
         for clients in (8, 32):
             calls, commit_rate, batch, _ = await engine_clients(root, clients, options.runs)
