@@ -10,7 +10,7 @@ import pytest
 
 from engine.clock import ManualClock
 from engine.core import Engine
-from engine.keys import ServerKeys
+from engine.keys import SECRETS_FILE, ServerKeys
 from engine.tools.leases import NONCE_BYTES, Leases
 from tests.engine.engine_support import (
     MIRA,
@@ -22,6 +22,7 @@ from tests.engine.engine_support import (
     claim_as_before,
     err,
     indexed_tokens,
+    make_org,
     ok,
     publish,
     start,
@@ -197,3 +198,37 @@ async def test_a_token_from_before_renews_into_a_signed_one_and_is_then_stale(
     )
     assert step_states(view)["one"] == "done"
     assert await indexed_tokens(engine) == 1
+
+
+async def test_a_token_outlives_a_restart_with_the_secrets_file_and_is_invalid_without_it(
+    tmp_path: Path, clock: ManualClock, store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    database = request.getfixturevalue("pg_database") if store_kind == "postgresql" else None
+    data = tmp_path / "data"
+
+    async def opened() -> Engine:
+        return await Engine.open(data, make_org(), clock=clock, database=database)
+
+    engine = await opened()
+    try:
+        run_id = await _run(engine, tmp_path)
+        token = (await claim(engine, run_id, "one"))["token"]
+    finally:
+        await engine.close()
+    engine = await opened()
+    try:
+        token = ok(await call(engine, SCREENER, "renew", token=token), "renew")["token"]
+    finally:
+        await engine.close()
+    (data / SECRETS_FILE).unlink()
+    engine = await opened()
+    try:
+        err(
+            await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"),
+            "invalid",
+            ["token: not valid"],
+        )
+        view = ok(await call(engine, MIRA, "get_run", runId=run_id), "get_run")
+        assert step_states(view)["one"] == "claimed"
+    finally:
+        await engine.close()
