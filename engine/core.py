@@ -34,6 +34,7 @@ from engine.tools.catalog import Catalog, PublishResult, draft
 from engine.tools.context import Context
 from engine.tools.cursors import Cursors
 from engine.tools.dispatch import TOOL_ORDER, Dispatcher
+from engine.tools.leases import Leases
 from engine.tools.replays import Replays
 from engine.tools.run_log import run_log
 from engine.tools.told import Told
@@ -88,6 +89,7 @@ class Engine:
             views=Views(files.signed_url),
             cursors=Cursors(self.keys.cursor),
             replays=Replays(self.keys.replay),
+            leases=Leases(self.keys.lease),
             tools=tuple(self.tools),
             profiles=(PARALLEL_PROFILE, CHECK_PROFILE) if evaluator is not None else (PARALLEL_PROFILE,),
             evaluator=evaluator,

@@ -3,18 +3,25 @@ opens nothing.
 
 The file holds three independent 256-bit keys: `file_url` signs evidence links (`/files/...`),
 `cursor` signs the paging cursors the server hands out, and `replay` encrypts the recorded results of
-`claim` and `renew`, which carry live lease tokens. By default it is `secrets.key` in the data folder;
-`[server] secrets_file` names another path, which several servers on one database share.
+`claim` and `renew`, which carry live lease tokens. A fourth key is derived from `replay` (HMAC with
+the label `LEASE_LABEL`) rather than stored, so secrets files written before it still hold all there
+is: `lease` signs the lease tokens themselves, which name the run and step they were issued for
+(`tools.leases`). By default the file is `secrets.key` in the data folder; `[server] secrets_file`
+names another path, which several servers on one database share (each must verify the tokens another
+one issued).
 
 It is created on first start, owner-only (0600), written whole before it appears (a second server
 starting at the same moment reads the first one's file, never half of it). Losing it costs little but
 is visible: file links already handed out stop working, cursors already handed out are refused as
-`invalid` (the caller starts from the first page), and replays of earlier claims and renews answer
-`conflict`, since their recorded tokens can no longer be read back.
+`invalid` (the caller starts from the first page), replays of earlier claims and renews answer
+`conflict`, since their recorded tokens can no longer be read back, and live lease tokens answer
+`invalid`: their steps stay claimed until the leases end, then any agent claims them again.
 """
 
 from __future__ import annotations
 
+import hashlib
+import hmac
 import logging
 import os
 import secrets
@@ -27,14 +34,16 @@ from pathlib import Path
 SECRETS_FILE = "secrets.key"
 KEY_BYTES = 32
 KEY_NAMES = ("file_url", "cursor", "replay")
+LEASE_LABEL = b"apc lease tokens"
 
 log = logging.getLogger("engine.keys")
 
 HEADER = """\
 # apc server secrets: keep this file private (mode 0600) and never commit it.
 # file_url signs evidence links, cursor signs paging cursors, replay encrypts the recorded
-# results of claim and renew. Lost: old file links and cursors stop working, and replays of
-# earlier claims answer conflict. Several servers on one database share one copy.
+# results of claim and renew and signs lease tokens. Lost: old file links and cursors stop
+# working, replays of earlier claims answer conflict, and live lease tokens are refused until
+# their leases end. Several servers on one database share one copy.
 """
 
 
@@ -56,6 +65,11 @@ class ServerKeys:
             cursor=secrets.token_bytes(KEY_BYTES),
             replay=secrets.token_bytes(KEY_BYTES),
         )
+
+    @property
+    def lease(self) -> bytes:
+        """The key that signs lease tokens: derived from `replay`, which already guards lease tokens."""
+        return hmac.new(self.replay, LEASE_LABEL, hashlib.sha256).digest()
 
     def text(self) -> str:
         lines = [f'{name} = "{getattr(self, name).hex()}"' for name in KEY_NAMES]

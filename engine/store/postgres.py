@@ -275,10 +275,6 @@ class PostgresStore:
         rows = await self._all("SELECT id, doc FROM runs WHERE id = ANY(%s)", run_ids)
         return {row[0]: Run.from_json(row[1]) for row in rows}
 
-    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
-        row = await self._one("SELECT run_id, step_id FROM tokens WHERE token_hash = %s", token_hash)
-        return None if row is None else (row[0], row[1])
-
     async def get_request(self, request_id: str) -> RequestRecord | None:
         row = await self._one(
             "SELECT request_id, identity, tool, args_hash, result FROM requests WHERE request_id = %s",
@@ -561,12 +557,6 @@ class PostgresTransaction:
                 "INSERT INTO timers (run_id, at, kind, step_id) VALUES (%s, %s, %s, %s)",
                 [(run.id, at, kind, sid) for at, kind, sid in derived.timers],
             )
-
-    async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
-        await self._run(
-            "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (%s, %s, %s)",
-            (token_hash, run_id, step_id),
-        )
 
     async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
         # One row per statement, in order (pipelined by executemany): PostgreSQL refuses one INSERT

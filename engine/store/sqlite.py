@@ -1,7 +1,7 @@
 """SQLite persistence: WAL, `synchronous=FULL`, one writer and one reader connection.
 
 A transaction is one write request (`SqliteStore.write(fn)`): `fn` makes all of one tool call's
-changes (the run, its index rows, tokens, notifications, the idempotency record) through the
+changes (the run, its index rows, notifications, the idempotency record) through the
 `Transaction` it is handed, and they are kept all together or not at all. Requests are group-committed
 (`sqlite_writer`): each runs in its own SAVEPOINT of a shared transaction (the first in the
 transaction itself), after the requests queued before it and seeing their changes; a request that
@@ -256,10 +256,6 @@ class SqliteStore:
         marks = ",".join("?" * len(run_ids))
         rows = await self._all(f"SELECT {RUN_COLS} FROM runs r WHERE id IN ({marks})", *run_ids)
         return {row[0]: run_of(row[1], row[2]) for row in rows}
-
-    async def token_owner(self, token_hash: str) -> tuple[str, str] | None:
-        row = await self._one("SELECT run_id, step_id FROM tokens WHERE token_hash = ?", token_hash)
-        return None if row is None else (row[0], row[1])
 
     async def get_request(self, request_id: str) -> RequestRecord | None:
         row = await self._one(REQUEST_SQL, request_id)

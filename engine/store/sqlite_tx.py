@@ -220,11 +220,6 @@ class SqliteTransaction:
                 [(rid, *timer) for timer in new_timers - old_timers],
             )
 
-    async def add_token(self, token_hash: str, run_id: str, step_id: str) -> None:
-        self._c.execute(
-            "INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", (token_hash, run_id, step_id)
-        )
-
     async def append_log(self, run_id: str, entries: Sequence[LogEntry]) -> None:
         # One statement (a write of more than LOG_ROWS entries, which no process does, takes more): a
         # row whose slot an older entry holds (the ring came round) is replaced; one this same entry

@@ -1,7 +1,7 @@
 """The agent loop's writes (spec §3.3, §6 rule 2): claim, renew, submit, escalate, upload.
 
-Tokens are random and opaque. The claim on the step and the token index keep only their SHA-256,
-with the run and step they were issued for. The result a `claim` or `renew` recorded for its
+Tokens are opaque to callers: they name the run and step they were issued for, signed (`tools.leases`),
+and the claim on the step keeps only their SHA-256. The result a `claim` or `renew` recorded for its
 `requestId` keeps the token itself, because a replay must return the original result (tools.md
 `claim`) and a hash cannot give it back; that record is encrypted (`tools.replays`), and such a token
 works only until its lease ends or is renewed.
@@ -12,7 +12,6 @@ A token the server never issued is `invalid`; one it issued whose lease ended or
 from __future__ import annotations
 
 import asyncio
-import secrets
 from typing import Any
 
 from engine.files import FileError
@@ -25,6 +24,7 @@ from engine.tools.acceptance import Submission, accept
 from engine.tools.arguments import ClaimArgs, EscalateArgs, RenewArgs, SubmitArgs, UploadArgs
 from engine.tools.context import Call, Context, open_run, save
 from engine.tools.errors import ToolError, conflict, first_error, forbidden, invalid, not_found, run_ended
+from engine.tools.leases import is_signed
 from engine.tools.views import wire_time
 
 
@@ -56,10 +56,8 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
         raise conflict("the step is claimed", "claimed_by_you" if mine else "claimed_by_other")
     if st.state != "ready":
         raise conflict("the step is not ready to claim", "not_ready")
-    token = secrets.token_urlsafe(32)
-    digest = token_digest(token)
-    expires = m.claim(step.id, call.identity.id, digest, ctx.org.server.lease_seconds)
-    await call.writes.add_token(digest, m.run.id, step.id)
+    token = ctx.leases.issue(m.run.id, step.id)
+    expires = m.claim(step.id, call.identity.id, token_digest(token), ctx.org.server.lease_seconds)
     await save(call, m)
     return ctx.views.claim_result(m.run, m.process, step, token, expires)
 
@@ -67,7 +65,8 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
 async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machine, str]:
     """The run and step a token was issued for, with the checks every token-bearing tool makes."""
     digest = token_digest(token)
-    owner = await call.writes.token_owner(digest)
+    # A token issued before signed tokens is looked up where it was indexed when issued.
+    owner = ctx.leases.holder(token) if is_signed(token) else await call.writes.token_owner(digest)
     if owner is None:
         raise invalid("the token does not verify", ["token: not valid"])
     m = await open_run(ctx, call, owner[0])
@@ -94,10 +93,8 @@ async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machin
 
 async def renew(ctx: Context, call: Call, args: RenewArgs) -> dict[str, Any]:
     m, step_id = await _held(ctx, call, args.token, "renew")
-    token = secrets.token_urlsafe(32)
-    digest = token_digest(token)
-    expires = m.renew(step_id, digest, ctx.org.server.lease_seconds, args.progress)
-    await call.writes.add_token(digest, m.run.id, step_id)
+    token = ctx.leases.issue(m.run.id, step_id)
+    expires = m.renew(step_id, token_digest(token), ctx.org.server.lease_seconds, args.progress)
     await save(call, m, touch=False)
     return {"token": token, "expiresAt": wire_time(expires)}
 

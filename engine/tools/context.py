@@ -24,6 +24,7 @@ from engine.store.state import Notification, Run
 from engine.tools.catalog import Catalog
 from engine.tools.cursors import Cursors
 from engine.tools.errors import not_found
+from engine.tools.leases import Leases
 from engine.tools.replays import Replays
 from engine.tools.told import Told
 from engine.tools.views import Views
@@ -41,6 +42,7 @@ class Context:
     views: Views
     cursors: Cursors
     replays: Replays
+    leases: Leases
     tools: tuple[str, ...]
     profiles: tuple[str, ...]
     evaluator: Evaluator | None = None

@@ -9,10 +9,13 @@ from here are passed on (`name as name` marks a re-export):
 - `engine` is an Engine on a temporary folder with the shared org, on the `clock` of tests/conftest.py.
 - `publish(engine, tmp_path, text, bind)` writes a PROCESS.md into a folder named after it and publishes.
 - `decide(engine, who, run_id, item, decision, **extra)` decides an open work item.
+- `claim_as_before(engine, run_id, step_id)` claims with a lease token of the format from before signed
+  tokens, indexed in the `tokens` table; `indexed_tokens(engine)` counts that table's rows.
 """
 
 from __future__ import annotations
 
+import secrets
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -22,6 +25,11 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, person
+from engine.org import token_digest
+from engine.store.base import Transaction
+from engine.store.postgres import PostgresTransaction
+from engine.store.sqlite_tx import SqliteTransaction
+from engine.tools.leases import Leases
 from tests.support.calls import call, decide
 from tests.support.calls import rid as rid
 from tests.support.envelopes import err as err
@@ -85,6 +93,52 @@ async def start(
 
 async def claim(engine: Engine, run_id: str, step_id: str, who: Identity = SCREENER) -> Any:
     return ok(await call(engine, who, "claim", runId=run_id, stepId=step_id), "claim")
+
+
+class _Issuing(Leases):
+    """Issues one given token, as a server from before signed lease tokens would have."""
+
+    def __init__(self, token: str) -> None:
+        self.token = token
+
+    def issue(self, run_id: str, step_id: str) -> str:
+        return self.token
+
+
+async def claim_as_before(engine: Engine, run_id: str, step_id: str, who: Identity = SCREENER) -> str:
+    """Claim `step_id` as a server from before signed lease tokens did: the token random base64url text,
+    indexed to its run and step in the `tokens` table; the token."""
+    token = secrets.token_urlsafe(32)
+    signing, engine.ctx.leases = engine.ctx.leases, _Issuing(token)
+    try:
+        await claim(engine, run_id, step_id, who)
+    finally:
+        engine.ctx.leases = signing
+    row = (token_digest(token), run_id, step_id)
+
+    async def index(tx: Transaction) -> None:
+        if isinstance(tx, SqliteTransaction):
+            tx.connection.execute("INSERT INTO tokens (token_hash, run_id, step_id) VALUES (?, ?, ?)", row)
+        else:
+            assert isinstance(tx, PostgresTransaction)
+            await tx._c.execute("INSERT INTO tokens (token_hash, run_id, step_id) VALUES (%s, %s, %s)", row)
+
+    await engine.store.write(index)
+    return token
+
+
+async def indexed_tokens(engine: Engine) -> int:
+    """Rows in the `tokens` table (on either store)."""
+
+    async def count(tx: Transaction) -> int:
+        if isinstance(tx, SqliteTransaction):
+            return int(tx.connection.execute("SELECT COUNT(*) FROM tokens").fetchone()[0])
+        assert isinstance(tx, PostgresTransaction)
+        row = await (await tx._c.execute("SELECT COUNT(*) FROM tokens")).fetchone()
+        assert row is not None
+        return int(row[0])
+
+    return await engine.store.write(count)
 
 
 def step_states(view: dict[str, Any]) -> dict[str, Any]:

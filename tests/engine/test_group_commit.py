@@ -14,6 +14,7 @@ import pytest
 from engine.core import Engine
 from engine.store.base import Transaction
 from engine.store.sqlite import SqliteStore
+from engine.store.sqlite_tx import SqliteTransaction
 from tests.engine.engine_support import (
     OTHER_AGENT,
     SCREENER,
@@ -140,7 +141,8 @@ async def test_each_request_sees_what_the_ones_before_it_in_the_batch_left(store
         return await tx.token_owner("h1")
 
     async def token(tx: Transaction) -> None:
-        await tx.add_token("h1", "r_1", "one")
+        assert isinstance(tx, SqliteTransaction)
+        tx.connection.execute("INSERT INTO tokens (token_hash, run_id, step_id) VALUES ('h1', 'r_1', 'one')")
 
     held = Held(store)
     tasks = await held.queue(store.write(later), store.write(token), store.write(later))

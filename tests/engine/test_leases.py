@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import base64
+import re
 from pathlib import Path
 
 import pytest
 
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.keys import SECRETS_FILE, ServerKeys
+from engine.tools.leases import NONCE_BYTES, Leases
 from tests.engine.engine_support import (
     MIRA,
     OTHER_AGENT,
@@ -15,7 +19,10 @@ from tests.engine.engine_support import (
     THREE_AGENTS,
     call,
     claim,
+    claim_as_before,
     err,
+    indexed_tokens,
+    make_org,
     ok,
     publish,
     start,
@@ -100,3 +107,128 @@ async def test_handoff_is_null_on_a_first_attempt(engine: Engine, tmp_path: Path
     [item] = ok(await call(engine, SCREENER, "get_work"), "get_work")["items"]
     assert item["handoff"] is None
     assert (await claim(engine, run_id, "one"))["handoff"] is None
+
+
+def _for_run(token: str, run_id: str) -> str:
+    """`token` with the run id it names swapped for `run_id`, its tag kept."""
+    body, tag = token.split(".")
+    raw = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
+    step_id = raw[NONCE_BYTES:].decode().split("\n")[1]
+    swapped = raw[:NONCE_BYTES] + f"{run_id}\n{step_id}".encode()
+    return base64.urlsafe_b64encode(swapped).decode().rstrip("=") + "." + tag
+
+
+async def test_a_token_is_short_url_safe_text_naming_its_run_and_step_under_a_tag(
+    engine: Engine, tmp_path: Path
+) -> None:
+    run_id = await _run(engine, tmp_path)
+    token = (await claim(engine, run_id, "one"))["token"]
+    assert re.fullmatch(r"[A-Za-z0-9_-]{51}\.[A-Za-z0-9_-]{22}", token), token
+    assert _for_run(token, run_id) == token
+
+
+async def test_a_forged_or_foreign_token_is_invalid_and_the_real_one_still_works(
+    engine: Engine, tmp_path: Path
+) -> None:
+    run_id = await _run(engine, tmp_path)
+    other = (await start(engine, "three-agents", {"ticket": "B"}))["run"]["id"]
+    token = (await claim(engine, run_id, "one"))["token"]
+    body, tag = token.split(".")
+    forged = [
+        f"{body}.{'B' if tag[0] == 'A' else 'A'}{tag[1:]}",
+        _for_run(token, other),
+        f"{body}.",
+        body,
+        Leases(ServerKeys.generate().lease).issue(run_id, "one"),
+    ]
+    for fake in forged:
+        assert fake != token
+        err(
+            await call(engine, SCREENER, "submit", token=fake, output={"note": "n"}, summary="s"),
+            "invalid",
+            ["token: not valid"],
+        )
+        err(await call(engine, SCREENER, "renew", token=fake), "invalid", ["token: not valid"])
+    view = ok(
+        await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"), "submit"
+    )
+    assert step_states(view)["one"] == "done"
+
+
+async def test_claims_and_renews_index_no_token(engine: Engine, tmp_path: Path) -> None:
+    run_id = await _run(engine, tmp_path)
+    token = (await claim(engine, run_id, "one"))["token"]
+    ok(await call(engine, SCREENER, "renew", token=token), "renew")
+    assert await indexed_tokens(engine) == 0
+
+
+async def test_a_replayed_claim_returns_the_same_token_and_it_submits(engine: Engine, tmp_path: Path) -> None:
+    run_id = await _run(engine, tmp_path)
+    first = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="one", requestId="c1"), "claim")
+    again = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId="one", requestId="c1"), "claim")
+    assert again["token"] == first["token"]
+    view = ok(
+        await call(engine, SCREENER, "submit", token=again["token"], output={"note": "n"}, summary="s"),
+        "submit",
+    )
+    assert step_states(view)["one"] == "done"
+
+
+async def test_a_token_from_before_signed_tokens_still_submits(engine: Engine, tmp_path: Path) -> None:
+    run_id = await _run(engine, tmp_path)
+    old = await claim_as_before(engine, run_id, "one")
+    assert (len(old), await indexed_tokens(engine)) == (43, 1)
+    err(await call(engine, OTHER_AGENT, "submit", token=old, output={"note": "n"}, summary="s"), "forbidden")
+    view = ok(await call(engine, SCREENER, "submit", token=old, output={"note": "n"}, summary="s"), "submit")
+    assert step_states(view)["one"] == "done"
+    err(await call(engine, SCREENER, "renew", token=old), "stale")
+
+
+async def test_a_token_from_before_renews_into_a_signed_one_and_is_then_stale(
+    engine: Engine, tmp_path: Path
+) -> None:
+    run_id = await _run(engine, tmp_path)
+    old = await claim_as_before(engine, run_id, "one")
+    renewed = ok(await call(engine, SCREENER, "renew", token=old), "renew")["token"]
+    assert "." in renewed
+    err(await call(engine, SCREENER, "submit", token=old, output={"note": "n"}, summary="s"), "stale")
+    err(await call(engine, SCREENER, "renew", token=old), "stale")
+    view = ok(
+        await call(engine, SCREENER, "submit", token=renewed, output={"note": "n"}, summary="s"), "submit"
+    )
+    assert step_states(view)["one"] == "done"
+    assert await indexed_tokens(engine) == 1
+
+
+async def test_a_token_outlives_a_restart_with_the_secrets_file_and_is_invalid_without_it(
+    tmp_path: Path, clock: ManualClock, store_kind: str, request: pytest.FixtureRequest
+) -> None:
+    database = request.getfixturevalue("pg_database") if store_kind == "postgresql" else None
+    data = tmp_path / "data"
+
+    async def opened() -> Engine:
+        return await Engine.open(data, make_org(), clock=clock, database=database)
+
+    engine = await opened()
+    try:
+        run_id = await _run(engine, tmp_path)
+        token = (await claim(engine, run_id, "one"))["token"]
+    finally:
+        await engine.close()
+    engine = await opened()
+    try:
+        token = ok(await call(engine, SCREENER, "renew", token=token), "renew")["token"]
+    finally:
+        await engine.close()
+    (data / SECRETS_FILE).unlink()
+    engine = await opened()
+    try:
+        err(
+            await call(engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"),
+            "invalid",
+            ["token: not valid"],
+        )
+        view = ok(await call(engine, MIRA, "get_run", runId=run_id), "get_run")
+        assert step_states(view)["one"] == "claimed"
+    finally:
+        await engine.close()

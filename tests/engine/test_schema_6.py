@@ -9,7 +9,16 @@ from pathlib import Path
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.migrations import MIGRATIONS
-from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, make_org, ok, publish, start
+from tests.engine.engine_support import (
+    SCREENER,
+    THREE_AGENTS,
+    call,
+    claim_as_before,
+    make_org,
+    ok,
+    publish,
+    start,
+)
 from tests.engine.old_schema import as_schema
 
 TABLES = ("tokens", "ready_agent_steps", "timers")
@@ -25,7 +34,7 @@ async def test_a_store_from_before_schema_6_keeps_its_tokens_work_and_timers(tmp
     try:
         await publish(engine, tmp_path, THREE_AGENTS)
         run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
-        token = (await claim(engine, run_id, "one"))["token"]
+        token = await claim_as_before(engine, run_id, "one")
         await start(engine, "three-agents", {"ticket": "T-2"})
     finally:
         await engine.close()
