@@ -14,7 +14,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, Literal
 
 from engine.clock import keeping_last
-from engine.store.records import compact, measure
+from engine.store.records import compact, counted, measure
 
 RunState = Literal["active", "waiting", "ended", "cancelled"]
 StepStateName = Literal["ready", "claimed", "waiting", "done", "failed", "cancelled"]
@@ -209,8 +209,8 @@ class Run:
 
 
 def data_bytes(value: Any) -> int:
-    """Size of a JSON value as the run-data cap counts it: compact UTF-8."""
-    return len(compact(value).encode())
+    """Size of a JSON value as the run-data cap counts it: compact UTF-8, as `json` writes it."""
+    return len(counted(value).encode())
 
 
 def run_data_bytes(run: Run) -> int:
