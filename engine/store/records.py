@@ -66,7 +66,8 @@ def compact(value: Any) -> str:
         text = _to_json(value)
     except ValueError:  # PydanticSerializationError
         return counted(value)
-    if b"NaN" in text or b"Infinity" in text:
+    # Most texts hold neither capital, and a one-byte search is several times faster than the words'.
+    if (b"N" in text or b"I" in text) and (b"NaN" in text or b"Infinity" in text):
         return counted(value)
     return text.decode()
 
