@@ -89,7 +89,8 @@ class StepRun:
 
 _STEP_DEFAULTS = dict(vars(StepRun()))
 """Each field of a step and its value in a fresh one."""
-_STEP_FIELDS = tuple(_STEP_DEFAULTS.items())
+_STEP_FIELDS = tuple((key, default) for key, default in _STEP_DEFAULTS.items() if key != "claim")
+"""Those a step's document holds when off their defaults (`claim` it always holds)."""
 
 
 def _step_doc(st: StepRun) -> dict[str, Any]:
