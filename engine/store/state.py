@@ -217,7 +217,7 @@ def data_bytes(value: Any) -> int:
 
 def run_data_bytes(run: Run) -> int:
     """`data_bytes(run.run_data())`, from each step record's size measured once (`records`)."""
-    size = len('{"inputs":,"steps":{}}') + measure(run.inputs, record=False)[0] + max(len(run.data) - 1, 0)
+    size = len('{"inputs":,"steps":{}}') + data_bytes(run.inputs) + max(len(run.data) - 1, 0)
     for sid, record in run.data.items():
         size += data_bytes(sid) + 1 + measure(record)[0]
     return size
