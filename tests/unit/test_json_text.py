@@ -55,6 +55,13 @@ def test_a_lone_surrogate_is_written_as_json_writes_it() -> None:
     assert compact({"a": "\ud800"}) == '{"a":"\ud800"}'
 
 
+def test_a_value_nested_deeper_than_pydantic_core_goes_is_written_as_json_writes_it() -> None:
+    deep: list[Any] = []
+    for _ in range(600):
+        deep = [deep]
+    assert compact(deep) == "[" * 600 + "[]" + "]" * 600
+
+
 @pytest.mark.parametrize(
     ("value", "stored", "as_json"), [(1e-05, "0.00001", "1e-05"), (-2.5e-7, "-2.5e-7", "-2.5e-07")]
 )
