@@ -152,17 +152,21 @@ class ManualClock:
 
 
 def keeping_last(fmt: Callable[[datetime], str]) -> Callable[[datetime], str]:
-    """`fmt`, keeping the text of the last datetime it was given: a write formats its one moment several
-    times (datetimes are immutable, and the one kept cannot be freed and its id reused)."""
-    last: list[tuple[datetime | None, str]] = [(None, "")]
+    """`fmt`, keeping the texts of the last two datetimes it was given: a write formats its one moment
+    several times, with another in between (a lease's end), and datetimes are immutable (those kept
+    cannot be freed and their ids reused)."""
+    Kept = tuple[datetime | None, str]
+    kept: list[tuple[Kept, Kept]] = [((None, ""), (None, ""))]
 
     @functools.wraps(fmt)
     def format(when: datetime) -> str:
-        kept = last[0]
-        if kept[0] is when:
-            return kept[1]
+        last, before = kept[0]  # one list item, replaced whole: threads see both slots or neither
+        if last[0] is when:
+            return last[1]
+        if before[0] is when:
+            return before[1]
         text = fmt(when)
-        last[0] = (when, text)
+        kept[0] = ((when, text), last)
         return text
 
     return format
@@ -170,5 +174,6 @@ def keeping_last(fmt: Callable[[datetime], str]) -> Callable[[datetime], str]:
 
 @keeping_last
 def rfc3339(when: datetime) -> str:
-    """The wire form of a timestamp: UTC, second precision, `Z` suffix."""
-    return when.astimezone(UTC).isoformat(timespec="seconds")[:-6] + "Z"
+    """The wire form of a timestamp: UTC, second precision, `Z` suffix (`isoformat`'s arguments by
+    position: parsing them by keyword costs it a third)."""
+    return when.astimezone(UTC).isoformat("T", "seconds")[:-6] + "Z"

@@ -71,7 +71,9 @@ class Machine:
 
     @property
     def at(self) -> str:
-        return rfc3339(self.now)
+        """This moment in wire form, cut from its storage stamp (which every write makes: no second
+        formatting of the same time)."""
+        return wire_of_stamp(stamp(self.now))
 
     def _tick(self) -> int:
         self.run.counter += 1

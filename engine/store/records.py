@@ -18,6 +18,8 @@ from collections import OrderedDict
 from collections.abc import Callable
 from typing import Any
 
+import pydantic_core
+
 MEMO_BYTES = 16_000_000
 
 
@@ -41,10 +43,33 @@ def _encoder(*, sort_keys: bool) -> Callable[[Any], str]:
     return _json_text
 
 
-compact = _encoder(sort_keys=False)
-"""JSON text as the engine stores and measures it."""
+counted = _encoder(sort_keys=False)
+"""Compact JSON text as Python's `json` writes it: what the run-data cap counts (`canonical` text has
+the same length)."""
 canonical = _encoder(sort_keys=True)
 """Compact with sorted keys: one text per value, for digests and fingerprints."""
+_to_json = pydantic_core.to_json
+
+
+def compact(value: Any) -> str:
+    """JSON text as the engine stores it: run documents, step records, log details, replay records.
+
+    pydantic-core's serialiser, two to three times as fast as `json`'s C encoder (a write stores four or
+    five texts). Its text is `json`'s but for a float's exponent (`0.00001` for `1e-05`, `1e-7` for
+    `1e-07`: the same float read back). What JSON cannot carry is refused as before: pydantic-core writes
+    a NaN or an infinity as a bare `NaN` or `Infinity`, so a text holding those words is `json`'s instead
+    (which raises, or writes the same text when a string held them), and so is a value pydantic-core
+    refuses (an object it does not know; a lone surrogate, which `json` writes). Bytes, sets or
+    dataclasses it would write; no value the engine stores holds one.
+    """
+    try:
+        text = _to_json(value)
+    except ValueError:  # PydanticSerializationError
+        return counted(value)
+    # Most texts hold neither capital, and a one-byte search is several times faster than the words'.
+    if (b"N" in text or b"I" in text) and (b"NaN" in text or b"Infinity" in text):
+        return counted(value)
+    return text.decode()
 
 
 class _Memo:

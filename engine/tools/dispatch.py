@@ -178,8 +178,8 @@ class Dispatcher:
 def _fingerprint(tool: str, arguments: dict[str, Any], *, strict: bool = False) -> str | None:
     """The SHA-256 of the call's canonical JSON but for its requestId; None (`strict`: the error) when
     JSON cannot carry the arguments, the requestId included."""
-    rest = {k: v for k, v in arguments.items() if k != "requestId"}
-    request_id = arguments.get("requestId")
+    rest = dict(arguments)
+    request_id = rest.pop("requestId", None)
     try:
         text = canonical([tool, rest]).encode()
         # A string (the usual requestId) JSON carries unless it holds a lone surrogate: encoding says.

@@ -61,12 +61,8 @@ def first_error(checks: Mapping[str, Check]) -> None:
 
     Each tool names the checks that apply to it; the order is never the tool's choice.
     """
-    unknown = checks.keys() - _KNOWN
-    if unknown:
-        raise ValueError(f"unknown checks: {sorted(unknown)}")
+    if not _KNOWN.issuperset(checks):
+        raise ValueError(f"unknown checks: {sorted(checks.keys() - _KNOWN)}")
     for name in PRECEDENCE:
-        check = checks.get(name)
-        if check is not None:
-            error = check()
-            if error is not None:
-                raise error
+        if name in checks and (error := checks[name]()) is not None:
+            raise error
