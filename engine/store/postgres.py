@@ -159,12 +159,26 @@ class PostgresStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
-        async with self._writes, self._conn() as conn, conn.transaction():
-            tx = PostgresTransaction(conn, self.server_id)
-            yield tx
-            if tx.changed:
-                payload = f"{self.server_id}:{_payload(tx.changed)}"
-                await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+        # The whole transaction is one pipeline: a statement goes out without waiting for its answer,
+        # and the write waits only where it reads (the request record, the run under its lock) and at
+        # the end, where its last writes, the NOTIFY and the COMMIT make one round trip. An error in a
+        # statement surfaces at the next read or at that end, still inside this block; the pooled
+        # connection's exit rolls the transaction back, and `_mapped` says what the error was.
+        async with self._writes, self._conn() as conn, conn.pipeline() as pipeline:
+            try:
+                await conn.execute("BEGIN")
+                tx = PostgresTransaction(conn, self.server_id)
+                yield tx
+                if tx.changed:
+                    payload = f"{self.server_id}:{_payload(tx.changed)}"
+                    await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+                await conn.execute("COMMIT")
+            except BaseException:
+                # The statements the server skipped after the error answer "aborted": taken here, they
+                # are not logged as errors when the pipeline ends; the error that matters is on its way.
+                with suppress(psycopg.Error):
+                    await pipeline.sync()
+                raise
 
     async def write(self, fn: Callable[[PostgresTransaction], Awaitable[T]]) -> T:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
