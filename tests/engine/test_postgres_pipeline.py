@@ -15,6 +15,7 @@ import pytest
 
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.postgres import PostgresStore
+from engine.store.state import Notification
 
 RECORD = RequestRecord("req-1", "a_screener", "claim", "hash", "{}")
 ONE_WRITER = 3
@@ -113,5 +114,28 @@ async def test_a_connection_lost_inside_a_write_is_store_unavailable_and_the_nex
                 await tx.set_meta("lost", "1")
         await store.write(lambda tx: tx.set_meta("after", "1"))
         assert (await store.get_meta("lost"), await store.get_meta("after")) == (None, "1")
+    finally:
+        await store.close()
+
+
+async def test_notes_and_their_deliveries_written_without_waiting_keep_their_order(pg_database: str) -> None:
+    # Each note and its deliveries are one statement, the note's seq taken inside the server.
+    at = "2026-10-06T09:05:00Z"
+    notes = [
+        Notification("n1", "escalation", "r1", "p", "work", ("ops@example.com",), at, False, "w1"),
+        Notification("n2", "run_ended", "r1", "p", None, (), at, False, None, "approved"),
+        Notification("n3", "new_work", "r2", "p", "review", ("mira@example.com",), at, True, "w2"),
+    ]
+    targets = {"escalation": ["http://b/hook", "http://a/hook"], "new_work": ["http://a/hook"]}
+    store = await PostgresStore.open(pg_database)
+    try:
+        await store.write(lambda tx: tx.add_notifications(notes, lambda kind: targets.get(kind, [])))
+        assert await store.notifications() == notes
+        deliveries = await store.deliveries()
+        assert [(d.notification, d.target, d.state, d.attempts, d.next_at) for d in deliveries] == [
+            (notes[0], "http://b/hook", "pending", 0, "2026-10-06T09:05:00.000000Z"),
+            (notes[0], "http://a/hook", "pending", 0, "2026-10-06T09:05:00.000000Z"),
+            (notes[2], "http://a/hook", "test", 0, None),
+        ]
     finally:
         await store.close()
