@@ -10,16 +10,22 @@ from __future__ import annotations
 
 import asyncio
 import logging
+from collections import Counter
 from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager, suppress
 from datetime import timedelta
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import psycopg
 import pytest
 
+from engine.clock import ManualClock
+from engine.core import Engine
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.postgres import SERVER_TIME, PostgresStore
 from engine.store.state import Notification, clock_mark, parse_stamp, stamp
+from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, make_org, ok, publish, start
 
 RECORD = RequestRecord("req-1", "a_screener", "claim", "hash", "{}")
 ONE_WRITER = 3
@@ -186,3 +192,71 @@ async def test_a_mark_another_write_of_this_server_moved_first_is_taken_as_it_is
         assert await store.server_time() == clock_mark(_at(1.2))
     finally:
         await store.close()
+
+
+@asynccontextmanager
+async def _round_trips(url: str) -> AsyncIterator[tuple[str, Counter[int]]]:
+    """`url` through a TCP proxy that counts, per connection, the times the client speaks after the
+    database did (or first): its round trips. Yields the proxy's URL and the counts."""
+    parts = urlsplit(url)
+    turns: Counter[int] = Counter()
+    pumps: list[asyncio.Task[None]] = []
+    writers: list[asyncio.StreamWriter] = []
+
+    async def pump(
+        source: asyncio.StreamReader, sink: asyncio.StreamWriter, link: list[str], side: str
+    ) -> None:
+        with suppress(ConnectionError):
+            while data := await source.read(65536):
+                if side == "client" and link[-1] != "client":
+                    turns[id(link)] += 1
+                link.append(side)
+                sink.write(data)
+                await sink.drain()
+
+    async def accept(client_in: asyncio.StreamReader, client_out: asyncio.StreamWriter) -> None:
+        server_in, server_out = await asyncio.open_connection(parts.hostname, parts.port or 5432)
+        writers.extend((client_out, server_out))
+        link = ["server"]
+        pumps.append(asyncio.create_task(pump(client_in, server_out, link, "client")))
+        pumps.append(asyncio.create_task(pump(server_in, client_out, link, "server")))
+
+    proxy = await asyncio.start_server(accept, "127.0.0.1", 0)
+    port = proxy.sockets[0].getsockname()[1]
+    user = f"{parts.username}@" if parts.username else ""
+    try:
+        yield parts._replace(netloc=f"{user}127.0.0.1:{port}").geturl(), turns
+    finally:
+        proxy.close()
+        for writer in writers:
+            writer.close()
+        for writer in writers:
+            with suppress(ConnectionError):
+                await writer.wait_closed()
+        await asyncio.gather(*pumps, return_exceptions=True)
+        await proxy.wait_closed()
+
+
+async def test_a_claim_and_a_submit_make_three_round_trips_each(tmp_path: Path, pg_database: str) -> None:
+    # The request record, then the run under its lock, then the rest with the COMMIT: counted on each
+    # connection, the write's is the busiest (reads through the pool run on others).
+    async with _round_trips(pg_database) as (url, turns):
+        engine = await Engine.open(tmp_path / "data", make_org(), clock=ManualClock(), database=url)
+        try:
+            await publish(engine, tmp_path, THREE_AGENTS)
+            run_id = (await start(engine, "three-agents", {"ticket": "A"}))["run"]["id"]
+            made = []
+            for step in ("one", "two", "three"):
+                turns.clear()
+                token = ok(await call(engine, SCREENER, "claim", runId=run_id, stepId=step), "claim")["token"]
+                made.append(max(turns.values()))
+                turns.clear()
+                submitted = await call(
+                    engine, SCREENER, "submit", token=token, output={"note": "n"}, summary="s"
+                )
+                ok(submitted, "submit")
+                made.append(max(turns.values()))
+        finally:
+            await engine.close()
+    # The first claim opens a second connection for its one read of the process version (elsewhere).
+    assert made[1:] == [3, 3, 3, 3, 3]
