@@ -7,7 +7,8 @@ and the second sees the first's commit; a duplicate key (a `requestId` recorded 
 published meanwhile), a serialization failure or a deadlock rolls the transaction back as `Conflict`,
 and the caller runs it again from the start. A lost or slow database is `StoreUnavailable` (the
 caller answers `retry`), never a traceback. Every committed change publishes the ids of the runs it
-touched on a LISTEN/NOTIFY channel (`listen`), so other servers wake at once.
+touched on a LISTEN/NOTIFY channel (`listen`), so other servers wake at once. A write is one pipeline
+(`PostgresStore.transaction`): it waits for the database only where it reads, and at its COMMIT.
 """
 
 from __future__ import annotations
