@@ -7,7 +7,8 @@ and the second sees the first's commit; a duplicate key (a `requestId` recorded 
 published meanwhile), a serialization failure or a deadlock rolls the transaction back as `Conflict`,
 and the caller runs it again from the start. A lost or slow database is `StoreUnavailable` (the
 caller answers `retry`), never a traceback. Every committed change publishes the ids of the runs it
-touched on a LISTEN/NOTIFY channel (`listen`), so other servers wake at once.
+touched on a LISTEN/NOTIFY channel (`listen`), so other servers wake at once. A write is one pipeline
+(`PostgresStore.transaction`): it waits for the database only where it reads, and at its COMMIT.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from datetime import UTC, datetime, timedelta
 from typing import Any, TypeVar
 
 import psycopg
-from psycopg import AsyncConnection, errors, sql
+from psycopg import AsyncConnection, AsyncCursor, errors, sql
 from psycopg_pool import AsyncConnectionPool
 
 from engine.store import postgres_outbox, runlog
@@ -92,6 +93,9 @@ class PostgresStore:
         self.channel = f"apc_changes.{schema}"
         """The NOTIFY channel: one per schema, so organizations sharing a database do not wake each other."""
         self.server_id = secrets.token_hex(6)
+        self._mark = ""
+        """The server time mark this server's commits left in its row (`server_time/<id>`), or a time at
+        or before it: no other server writes that row, so a write at or before it need not touch it."""
 
     @classmethod
     async def open(
@@ -159,12 +163,28 @@ class PostgresStore:
 
     @asynccontextmanager
     async def transaction(self) -> AsyncIterator[PostgresTransaction]:
-        async with self._writes, self._conn() as conn, conn.transaction():
-            tx = PostgresTransaction(conn, self.server_id)
-            yield tx
-            if tx.changed:
-                payload = f"{self.server_id}:{_payload(tx.changed)}"
-                await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+        # The whole transaction is one pipeline: a statement goes out without waiting for its answer,
+        # and the write waits only where it reads (the request record, the run under its lock) and at
+        # the end, where its last writes, the NOTIFY and the COMMIT make one round trip. An error in a
+        # statement surfaces at the next read or at that end, still inside this block; the pooled
+        # connection's exit rolls the transaction back, and `_mapped` says what the error was.
+        async with self._writes, self._conn() as conn:
+            async with conn.pipeline() as pipeline:
+                try:
+                    await conn.execute("BEGIN")
+                    tx = PostgresTransaction(conn, self.server_id, self._mark)
+                    yield tx
+                    if tx.changed:
+                        payload = f"{self.server_id}:{_payload(tx.changed)}"
+                        await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
+                    await conn.execute("COMMIT")
+                except BaseException:
+                    # The statements the server skipped after the error answer "aborted": taken here, they
+                    # are not logged as errors when the pipeline ends; the error that matters is on its way.
+                    with suppress(psycopg.Error):
+                        await pipeline.sync()
+                    raise
+            self._mark = max(self._mark, await tx.mark_left())  # committed: the writes after it know
 
     async def write(self, fn: Callable[[PostgresTransaction], Awaitable[T]]) -> T:
         for attempt in range(1, WRITE_ATTEMPTS + 1):
@@ -437,9 +457,13 @@ class PostgresStore:
 
 
 class PostgresTransaction:
-    def __init__(self, conn: Conn, server_id: str) -> None:
+    def __init__(self, conn: Conn, server_id: str, mark: str) -> None:
         self._c = conn
         self._server_id = server_id
+        self._mark = mark
+        """At or before the server time mark in this server's row when the transaction began."""
+        self._marked: tuple[str, AsyncCursor[tuple[Any, ...]]] | None = None
+        """The time `advance_clock` recorded, and its statement (its answer read once committed)."""
         self._seq: dict[str, int] = {}
         self.changed: set[str] = set()
         """Ids of the runs this transaction wrote, published when it commits."""
@@ -646,11 +670,26 @@ class PostgresTransaction:
         await self._run("DELETE FROM meta WHERE key = %s", (key,))
 
     async def advance_clock(self, at: str) -> None:
-        await self._run(
+        # Most writes come within a second of the mark's last move: no statement, and no wait for the
+        # row's lock behind this server's other writes in flight. The answer (the mark it set, or none
+        # when a concurrent write of this server had moved it past `at`) is read after the commit.
+        if at <= self._mark:
+            return
+        cur = await self._c.execute(
             "INSERT INTO meta (key, value) VALUES (%s, %s) "
-            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value < %s",
+            "ON CONFLICT (key) DO UPDATE SET value = excluded.value WHERE meta.value < %s RETURNING value",
             (f"{SERVER_TIME}/{self._server_id}", clock_mark(at), at),
         )
+        self._marked = (at, cur)
+
+    async def mark_left(self) -> str:
+        """Once committed: at or before the mark this server's row holds (`advance_clock`); "" when the
+        transaction did not record a time."""
+        if self._marked is None:
+            return ""
+        at, cur = self._marked
+        row = await cur.fetchone()
+        return at if row is None else str(row[0])
 
 
 _VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
