@@ -5,6 +5,11 @@ changes through the `Transaction` it is handed (run document, derived indexes, n
 the idempotency record), and they are kept all together or none of them. The caller is answered once
 they are durable. `fn` may run more than once (a store may retry a transaction that lost a race), so
 it must change nothing outside `tx` beyond pure computation.
+
+The records below are frozen, but for those every write makes (`RequestRecord`, `DerivedRows`,
+`LogEntry`, and the SQLite writer's `CachedRun`): plain dataclasses, never edited once made. A frozen
+dataclass sets each field through `object.__setattr__`, ten times as slow: 4-5 of them a write were
+1-5% of a write call's CPU at 32 clients.
 """
 
 from __future__ import annotations
@@ -54,7 +59,7 @@ class FileRecord:
     uploaded_at: str
 
 
-@dataclass(frozen=True)
+@dataclass
 class RequestRecord:
     request_id: str
     identity: str
@@ -97,7 +102,7 @@ class PersonWorkRow:
     item_seq: int
 
 
-@dataclass(frozen=True)
+@dataclass
 class DerivedRows:
     """Index rows recomputed from a run's state after every write."""
 
@@ -167,7 +172,7 @@ LOG_KINDS = (
 """Every kind of run log entry, in no particular order."""
 
 
-@dataclass(frozen=True)
+@dataclass
 class LogEntry:
     """One entry of a run's log: what happened to the run, when, by whom (None: the server).
 

@@ -30,8 +30,8 @@ MAX_CHARS = 16_000_000
 """Step data (as stored, in characters) the cache keeps at most."""
 
 
-@dataclass(frozen=True)
-class CachedRun:
+@dataclass
+class CachedRun:  # not frozen, though never edited: see `store.base`
     seq: int
     state: str
     outcome: str | None
@@ -50,7 +50,7 @@ class CachedRun:
     size: int = field(init=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "size", len(self.doc) + sum(self.chars.values()))
+        self.size = len(self.doc) + sum(self.chars.values())
 
 
 class RunCache:
