@@ -21,7 +21,8 @@ import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable
+from contextlib import asynccontextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -128,21 +129,27 @@ async def baseline_rate(url: str, commits: int) -> float:
         return commits / (time.perf_counter() - started)
 
 
-async def postgres_main(options: argparse.Namespace) -> None:
+@asynccontextmanager
+async def fresh_schema(database: str) -> AsyncIterator[str]:
+    """The URL of a new schema in `database`, dropped on leaving."""
     schema = f"bench_{secrets.token_hex(4)}"
-    async with await psycopg.AsyncConnection.connect(options.database, autocommit=True) as admin:
+    async with await psycopg.AsyncConnection.connect(database, autocommit=True) as admin:
         await admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    url = options.database + ("&" if "?" in options.database else "?") + f"options=-csearch_path%3D{schema}"
-    rounds = []
     try:
+        yield database + ("&" if "?" in database else "?") + f"options=-csearch_path%3D{schema}"
+    finally:
+        async with await psycopg.AsyncConnection.connect(database, autocommit=True) as admin:
+            await admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+async def postgres_main(options: argparse.Namespace) -> None:
+    rounds = []
+    async with fresh_schema(options.database) as url:
         for n in range(options.rounds):
             commits = await baseline_rate(url, options.runs * WRITES_PER_RUN)
             one = await servers_rate(url, options.runs, 1, options.workers, f"r{n}")
             three = await servers_rate(url, options.runs, 3, options.workers, f"r{n}")
             rounds.append(Round(commits, *one, *three))
-    finally:
-        async with await psycopg.AsyncConnection.connect(options.database, autocommit=True) as admin:
-            await admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
     print(
         f"postgresql, {options.workers} runs in flight per server: medians of {options.rounds} rounds [each round's]"
     )
