@@ -70,14 +70,27 @@ def compact(value: Any) -> str:
     refuses (an object it does not know; a lone surrogate, which `json` writes). Bytes, sets or
     dataclasses it would write; no value the engine stores holds one.
     """
+    text = _fast_text(value)
+    return counted(value) if text is None else text.decode()
+
+
+def compact_bytes(value: Any) -> bytes:
+    """`compact`'s text in UTF-8, for whoever needs its bytes (a large text's decoding and encoding
+    again cost more than writing it, when it is not ASCII); a lone surrogate raises."""
+    text = _fast_text(value)
+    return counted(value).encode() if text is None else text
+
+
+def _fast_text(value: Any) -> bytes | None:
+    """pydantic-core's UTF-8 text of a value, None where it is not `json`'s (`compact`)."""
     try:
         text = _to_json(value)
     except ValueError:  # PydanticSerializationError
-        return counted(value)
+        return None
     # Most texts hold neither capital, and a one-byte search is several times faster than the words'.
     if (b"N" in text or b"I" in text) and (b"NaN" in text or b"Infinity" in text):
-        return counted(value)
-    return text.decode()
+        return None
+    return text
 
 
 class _Memo:
