@@ -19,6 +19,7 @@ from engine.ids import IdSource, new_id
 from engine.notify import ESCALATION, NEW_WORK, OVERDUE, RUN_ENDED
 from engine.org import OPERATORS_GROUP, OrgConfig
 from engine.runtime.journal import Journal
+from engine.store.records import made
 from engine.store.state import (
     SERVER,
     UNFINISHED,
@@ -247,7 +248,8 @@ class Machine:
         previous = {k: v for k, v in current.items() if k != "history"}
         if previous:
             history.append(previous)
-        self.run.data[step_id] = {**fields, "history": history}
+        self.run.data[step_id] = record = {**fields, "history": history}
+        made(record)
 
     def complete(self, step_id: str, fields: dict[str, Any], chosen: str | None = None) -> None:
         """The step is done with `fields` as its run data; continue at `chosen` or its `next`."""

@@ -6,6 +6,9 @@ edited once made (`Run.data`), and the store hands the same record objects to th
 run, so each record is serialised once, here, and what the next call needs is looked up: its compact
 UTF-8 size and the SHA-256 of its canonical text, remembered while the record stays among the
 `MEMO_BYTES` most recently measured (the memo holds the record, so its `id` cannot be reused).
+
+A record is measured when it is made (`Machine.record`), in the write that checked its fields against
+the cap (`text_of`): a large value among them (a submitted output) is encoded once for both.
 """
 
 from __future__ import annotations
@@ -21,6 +24,10 @@ from typing import Any
 import pydantic_core
 
 MEMO_BYTES = 16_000_000
+TEXTS_BYTES = 4_000_000
+"""At most this much text kept (`text_of`): a refused submission's stays until the next record is made."""
+KEEP_OVER = 4096
+"""A value's text is kept (`text_of`) when longer than this: a shorter one is written again in microseconds."""
 
 
 def _encoder(*, sort_keys: bool) -> Callable[[Any], str]:
@@ -49,6 +56,7 @@ the same length)."""
 canonical = _encoder(sort_keys=True)
 """Compact with sorted keys: one text per value, for digests and fingerprints."""
 _to_json = pydantic_core.to_json
+_quoted = json.encoder.encode_basestring  # what `canonical` writes a text with
 
 
 def compact(value: Any) -> str:
@@ -62,57 +70,134 @@ def compact(value: Any) -> str:
     refuses (an object it does not know; a lone surrogate, which `json` writes). Bytes, sets or
     dataclasses it would write; no value the engine stores holds one.
     """
+    text = _fast_text(value)
+    return counted(value) if text is None else text.decode()
+
+
+def compact_bytes(value: Any) -> bytes:
+    """`compact`'s text in UTF-8, for whoever needs its bytes (a large text's decoding and encoding
+    again cost more than writing it, when it is not ASCII); a lone surrogate raises."""
+    text = _fast_text(value)
+    return counted(value).encode() if text is None else text
+
+
+def _fast_text(value: Any) -> bytes | None:
+    """pydantic-core's UTF-8 text of a value, None where it is not `json`'s (`compact`)."""
     try:
         text = _to_json(value)
     except ValueError:  # PydanticSerializationError
-        return counted(value)
+        return None
     # Most texts hold neither capital, and a one-byte search is several times faster than the words'.
     if (b"N" in text or b"I" in text) and (b"NaN" in text or b"Infinity" in text):
-        return counted(value)
-    return text.decode()
+        return None
+    return text
 
 
 class _Memo:
-    def __init__(self) -> None:
+    """Values remembered by object, the most recently used kept while their sizes add up to `budget`
+    (an entry holds its object, so the object's `id` cannot be reused)."""
+
+    def __init__(self, budget: int) -> None:
+        self._budget = budget
         self._lock = threading.Lock()  # engines on several threads (the embedded console, tests)
-        self._entries: OrderedDict[int, tuple[Any, int, bytes]] = OrderedDict()
+        self._entries: OrderedDict[int, tuple[Any, int, Any]] = OrderedDict()
         self._bytes = 0
 
-    def get(self, record: Any) -> tuple[int, bytes] | None:
-        with self._lock:
-            hit = self._entries.get(id(record))
-            if hit is None or hit[0] is not record:
-                return None
-            self._entries.move_to_end(id(record))
-            return hit[1], hit[2]
+    def __bool__(self) -> bool:
+        return bool(self._entries)
 
-    def put(self, record: Any, size: int, digest: bytes) -> None:
+    def clear(self) -> None:
         with self._lock:
-            old = self._entries.pop(id(record), None)
+            self._entries.clear()
+            self._bytes = 0
+
+    def get(self, value: Any) -> Any:
+        with self._lock:
+            hit = self._entries.get(id(value))
+            if hit is None or hit[0] is not value:
+                return None
+            self._entries.move_to_end(id(value))
+            return hit[2]
+
+    def put(self, value: Any, size: int, remembered: Any) -> None:
+        with self._lock:
+            old = self._entries.pop(id(value), None)
             if old is not None:
                 self._bytes -= old[1]
-            self._entries[id(record)] = (record, size, digest)
+            self._entries[id(value)] = (value, size, remembered)
             self._bytes += size
-            while self._bytes > MEMO_BYTES and self._entries:
+            while self._bytes > self._budget and self._entries:
                 _, (_, dropped, _) = self._entries.popitem(last=False)
                 self._bytes -= dropped
 
 
-_memo = _Memo()
+_memo = _Memo(MEMO_BYTES)
+"""Each step record's (size, digest)."""
+_texts = _Memo(TEXTS_BYTES)
+"""The canonical text of a large value in a record about to be made (`text_of`), until it is (`made`)."""
+
+
+def text_of(fields: dict[str, Any]) -> bytes:
+    """The canonical UTF-8 text of the fields a step record is about to be made of: its size is what the
+    run-data cap counts. A large `output` (what a caller makes large) has its text kept a moment, cut
+    from this one, so that measuring the record made of it in the same write (`measure`) does not
+    encode it again."""
+    text = canonical(fields).encode()
+    output = fields.get("output")
+    if len(text) > KEEP_OVER and (type(output) is dict or type(output) is list):
+        # `text` is `{before,"output":…,after}`: the items of the keys before and after it, by key.
+        before = canonical({k: v for k, v in fields.items() if k < "output"}).encode()
+        after = canonical({k: v for k, v in fields.items() if k > "output"}).encode()
+        start = len(before) - 1 + (before != b"{}") + len(b'"output":')
+        end = len(text) - (len(after) if after != b"{}" else 1)
+        if end - start > KEEP_OVER:
+            _texts.put(output, end - start, text[start:end])
+    return text
 
 
 def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
     """(compact UTF-8 size, SHA-256 of the canonical text) of a JSON value: canonical text is compact
     with sorted keys, so its length is the compact size too. Only a step `record` is remembered (a
-    run's inputs are a new object on every read)."""
-    hit = _memo.get(value) if record else None
+    run's inputs are a new object on every read); its text is made of its values' texts kept by
+    `text_of`, when any are."""
+    hit: tuple[int, bytes] | None = _memo.get(value) if record else None
     if hit is not None:
         return hit
-    text = canonical(value).encode()
+    text = _composed(value) if record and _texts else None
+    if text is None:
+        text = canonical(value).encode()
     size, digest = len(text), hashlib.sha256(text).digest()
     if record:
-        _memo.put(value, size, digest)
+        _memo.put(value, size, (size, digest))
     return size, digest
+
+
+def made(record: dict[str, Any]) -> None:
+    """A step record was just made: measured now if texts of its values are kept (`text_of`), which go
+    then (kept for this write alone); otherwise the first write that needs its measures takes them."""
+    if _texts:
+        measure(record)
+        _texts.clear()
+
+
+def _composed(value: Any) -> bytes | None:
+    """A JSON object's canonical text (what `canonical` writes: its items by key, compact) made of each
+    value's text, a kept one or one written now; None for what is not an object with text keys
+    (`canonical` turns other keys into text and would order them otherwise)."""
+    if type(value) is not dict:
+        return None
+    try:
+        items = [f"{_quoted(key)}:".encode() + _text(item) for key, item in sorted(value.items())]
+    except TypeError:  # a key that is not text: not one of JSON's
+        return None
+    return b"{" + b",".join(items) + b"}"
+
+
+def _text(value: Any) -> bytes:
+    if type(value) is str:
+        return _quoted(value).encode()
+    text: bytes | None = _texts.get(value) if type(value) is dict or type(value) is list else None
+    return canonical(value).encode() if text is None else text
 
 
 def copied(value: Any) -> Any:

@@ -12,8 +12,8 @@ from typing import Any
 from engine.document.fields import check_values
 from engine.document.model import Step
 from engine.files import Files
-from engine.store.records import copied
-from engine.store.state import Run, data_bytes, run_data_bytes
+from engine.store.records import copied, text_of
+from engine.store.state import Run, run_data_bytes
 from engine.tools.arguments import EvidenceItem
 
 
@@ -77,8 +77,9 @@ async def accept(
         fields["reason"] = sub.reason or ""
     fields["by"] = by
     fields["at"] = at
-    # The new record is added; an earlier one only moves into history, so this bounds the result.
-    size = run_data_bytes(run) + data_bytes(fields)
+    # The new record is added; an earlier one only moves into history, so this bounds the result. The
+    # text of a large output is kept for measuring the record made of these fields (`Machine.record`).
+    size = run_data_bytes(run) + len(text_of(fields))
     if size > cap:
         issues.append(f"run data: {size} bytes would exceed limits.runDataBytes ({cap})")
     return issues, fields

@@ -14,7 +14,7 @@ from typing import Annotated, Any, Literal, TypeVar
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 from pydantic_core import PydanticCustomError
 
-from engine.store.records import compact
+from engine.store.records import compact_bytes
 
 T = TypeVar("T")
 
@@ -198,7 +198,7 @@ def unreadable(value: Any, path: str = "") -> list[str]:
     """
     if not path:  # the whole value at once: JSON text refuses both (found item by item only if it does)
         try:
-            compact(value).encode()
+            compact_bytes(value)
             return []
         except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
             pass

@@ -24,7 +24,7 @@ from typing import Any
 from cryptography.exceptions import InvalidTag
 from cryptography.hazmat.primitives.ciphers.aead import AESGCM
 
-from engine.store.records import compact
+from engine.store.records import compact_bytes
 
 _quoted = json.encoder.encode_basestring_ascii
 
@@ -43,13 +43,13 @@ class Replays:
     def seal(self, request_id: str, identity: str, tool: str, result: Any) -> str:
         """What to record for this result, as JSON text: the result itself (deflated if large), or for
         a sealed tool its ciphertext."""
-        text = compact(result)
+        text = compact_bytes(result)
         deflated = len(text) > DEFLATE_OVER
         if tool not in SEALED_TOOLS:
             if not deflated:
-                return text
-            return _wrapped("deflated", zlib.compress(text.encode(), 1))
-        plain = DEFLATED + zlib.compress(text.encode(), 1) if deflated else text.encode()
+                return text.decode()
+            return _wrapped("deflated", zlib.compress(text, 1))
+        plain = DEFLATED + zlib.compress(text, 1) if deflated else text
         nonce = os.urandom(NONCE_BYTES)
         sealed = nonce + self._aead.encrypt(nonce, plain, _bound(request_id, identity, tool))
         return _wrapped("sealed", sealed)

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from engine.store.records import canonical, compact, counted
+from engine.store.records import canonical, compact, compact_bytes, counted
 from engine.store.state import data_bytes
 
 VALUES: list[Any] = [
@@ -29,6 +29,7 @@ VALUES: list[Any] = [
 def test_the_text_is_json_dumps_text(value: Any) -> None:
     options: dict[str, Any] = {"separators": (",", ":"), "ensure_ascii": False, "allow_nan": False}
     assert compact(value) == json.dumps(value, **options)
+    assert compact_bytes(value) == json.dumps(value, **options).encode()
     assert counted(value) == json.dumps(value, **options)
     assert canonical(value) == json.dumps(value, sort_keys=True, **options)
 
@@ -41,6 +42,8 @@ def test_what_json_cannot_carry_is_refused(value: Any, error: type[Exception]) -
     with pytest.raises(error):
         compact(value)
     with pytest.raises(error):
+        compact_bytes(value)
+    with pytest.raises(error):
         counted(value)
     with pytest.raises(error):
         canonical(value)
@@ -49,10 +52,13 @@ def test_what_json_cannot_carry_is_refused(value: Any, error: type[Exception]) -
 def test_text_that_names_nan_or_infinity_is_stored_as_json_writes_it() -> None:
     value = {"note": "NaN and -Infinity", "n": [1.5]}
     assert compact(value) == '{"note":"NaN and -Infinity","n":[1.5]}'
+    assert compact_bytes(value) == b'{"note":"NaN and -Infinity","n":[1.5]}'
 
 
 def test_a_lone_surrogate_is_written_as_json_writes_it() -> None:
     assert compact({"a": "\ud800"}) == '{"a":"\ud800"}'
+    with pytest.raises(UnicodeEncodeError):  # no UTF-8 text holds one
+        compact_bytes({"a": "\ud800"})
 
 
 def test_a_value_nested_deeper_than_pydantic_core_goes_is_written_as_json_writes_it() -> None:
@@ -60,6 +66,7 @@ def test_a_value_nested_deeper_than_pydantic_core_goes_is_written_as_json_writes
     for _ in range(600):
         deep = [deep]
     assert compact(deep) == "[" * 600 + "[]" + "]" * 600
+    assert compact_bytes(deep) == b"[" * 600 + b"[]" + b"]" * 600
 
 
 @pytest.mark.parametrize(

@@ -3,6 +3,7 @@ the compact UTF-8 size of the whole run data, and the snapshot changes exactly w
 
 from __future__ import annotations
 
+import hashlib
 from typing import Any
 
 import pytest
@@ -43,10 +44,9 @@ def test_the_snapshot_changes_with_the_data_and_only_with_it() -> None:
 
 
 def test_records_are_remembered_within_a_bound_and_inputs_never(monkeypatch: pytest.MonkeyPatch) -> None:
-    memo = records._Memo()
-    monkeypatch.setattr(records, "_memo", memo)
     size = 4096 + 8  # {"a":"xxx…"}: 8 characters around the text
-    monkeypatch.setattr(records, "MEMO_BYTES", 2 * size)
+    memo = records._Memo(2 * size)
+    monkeypatch.setattr(records, "_memo", memo)
     inputs = {"a": 1}
     large = [{"a": letter * 4096} for letter in "xyz"]
     records.measure(inputs, record=False)
@@ -56,3 +56,68 @@ def test_records_are_remembered_within_a_bound_and_inputs_never(monkeypatch: pyt
     records.measure(large[1])
     records.measure(large[2])
     assert [memo.get(r) is not None for r in large] == [False, True, True]
+
+
+FIELDS: list[dict[str, Any]] = [
+    {},
+    {
+        "output": {"note": "ü" * 5000, "n": [1, 2.5, 1e-05, None, True]},
+        "summary": "s",
+        "by": "a_1",
+        "at": "t",
+    },
+    {
+        "output": {"b": {"y": 1, "x": [{"d": 0.1, "c": "€" * 5000}]}, "a": '\u2028\n"q"'},
+        "next": "z",
+        "reason": "",
+    },
+    {
+        "output": ["é" * 5000],
+        "evidence": [{"kind": "link", "ref": "https://x"}],
+        "check": {"verdict": "pass"},
+    },
+    {"output": {"only": "o" * 5000}},
+    {"output": {"small": 1}, "summary": "s" * 5000},
+]
+
+
+@pytest.mark.parametrize("fields", FIELDS)
+def test_the_fields_text_and_the_record_made_of_them_are_the_canonical_texts(
+    fields: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    texts = records._Memo(records.TEXTS_BYTES)
+    monkeypatch.setattr(records, "_texts", texts)
+    memo = records._Memo(records.MEMO_BYTES)
+    monkeypatch.setattr(records, "_memo", memo)
+    assert records.text_of(fields) == records.canonical(fields).encode()
+    assert len(records.text_of(fields)) == data_bytes(fields)  # what the run-data cap counts
+    output = records.canonical(fields.get("output")).encode()
+    kept = len(output) > records.KEEP_OVER
+    assert texts.get(fields.get("output")) == (output if kept else None)
+    record = {**fields, "history": [{"output": {"note": "earlier"}}]}
+    text = records.canonical(record).encode()
+    measured = (len(text), hashlib.sha256(text).digest())
+    records.made(record)
+    assert not texts  # kept for the write that makes the record, no longer
+    assert memo.get(record) == (measured if kept else None)  # measured when made only from a kept text
+    assert records.measure(record) == measured
+
+
+def test_only_a_large_output_s_text_is_kept_and_a_record_is_measured_from_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    texts = records._Memo(records.TEXTS_BYTES)
+    monkeypatch.setattr(records, "_texts", texts)
+    large, small = {"note": "x" * records.KEEP_OVER}, {"note": "x"}
+    records.text_of({"output": large, "evidence": [large], "by": "a_1"})
+    assert texts.get(large) == records.canonical(large).encode()
+    records.text_of({"output": small, "by": "a_1", "summary": "x" * records.KEEP_OVER})
+    assert texts.get(small) is None
+    texts.put(large, 1, b'"as kept"')  # what a record made of `large` is measured from
+    record = {"output": large, "by": "a_1", "history": []}
+    text = b'{"by":"a_1","history":[],"output":"as kept"}'
+    assert records.measure(record) == (len(text), hashlib.sha256(text).digest())
+
+
+def test_keys_that_are_not_text_are_written_as_canonical_writes_them() -> None:
+    assert records.text_of({2: "a", 1: 0}) == b'{"1":0,"2":"a"}'  # type: ignore[dict-item]
