@@ -614,7 +614,7 @@ async def spiff_versus(root: Path, runs: int, rounds: int, single: float) -> Non
         )
         return
     engine = await open_engine(root, "engine-spiff")
-    clients, each = 32, max(2, runs // rounds // 32)
+    clients, each = 32, max(4, runs // rounds // 32)
     ours: list[float] = []
     theirs: list[float] = []
     try:
