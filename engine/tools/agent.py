@@ -67,10 +67,17 @@ async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machin
     digest = token_digest(token)
     # A token issued before signed tokens is looked up where it was indexed when issued.
     owner = ctx.leases.holder(token) if is_signed(token) else await call.writes.token_owner(digest)
+    unverified = invalid("the token does not verify", ["token: not valid"])
     if owner is None:
-        raise invalid("the token does not verify", ["token: not valid"])
-    m = await open_run(ctx, call, owner[0])
-    st = m.run.steps[owner[1]]
+        raise unverified
+    try:
+        m = await open_run(ctx, call, owner[0])
+    except ToolError as error:  # signed for a run this database does not hold: another organization's
+        # on a shared secrets file, or one restored from before the claim
+        raise unverified if error.code == "not_found" else error from None
+    st = m.run.steps.get(owner[1])
+    if st is None:
+        raise unverified
     live = st.state == "claimed" and st.claim is not None and st.claim.token_hash == digest
     first_error(
         {

@@ -155,6 +155,22 @@ async def test_a_forged_or_foreign_token_is_invalid_and_the_real_one_still_works
     assert step_states(view)["one"] == "done"
 
 
+async def test_a_signed_token_for_a_run_or_step_this_database_does_not_hold_is_invalid(
+    engine: Engine, tmp_path: Path
+) -> None:
+    # Signed with this server's key (another organization on the same secrets file, or a database restored
+    # from before the claim): it verifies, yet names nothing here.
+    run_id = await _run(engine, tmp_path)
+    leases = engine.ctx.leases
+    for fake in (leases.issue("r_00000000000000000000", "one"), leases.issue(run_id, "no_such_step")):
+        err(
+            await call(engine, SCREENER, "submit", token=fake, output={"note": "n"}, summary="s"),
+            "invalid",
+            ["token: not valid"],
+        )
+        err(await call(engine, SCREENER, "renew", token=fake), "invalid", ["token: not valid"])
+
+
 async def test_claims_and_renews_index_no_token(engine: Engine, tmp_path: Path) -> None:
     run_id = await _run(engine, tmp_path)
     token = (await claim(engine, run_id, "one"))["token"]
