@@ -179,12 +179,21 @@ class PostgresStore:
                         await conn.execute("SELECT pg_notify(%s, %s)", (self.channel, payload))
                     await conn.execute("COMMIT")
                 except BaseException:
-                    # The statements the server skipped after the error answer "aborted": taken here, they
-                    # are not logged as errors when the pipeline ends; the error that matters is on its way.
+                    # Rolled back in the same round trip as the sync (a refused write's error is Python's:
+                    # the ROLLBACK runs; after a statement's error the server skips it, and the pooled
+                    # connection's exit rolls back). The statements the server skipped answer "aborted":
+                    # taken here, they are not logged as errors when the pipeline ends; the error that
+                    # matters is on its way.
+                    with suppress(psycopg.Error):
+                        await conn.execute("ROLLBACK")
                     with suppress(psycopg.Error):
                         await pipeline.sync()
                     raise
-            self._mark = max(self._mark, await tx.mark_left())  # committed: the writes after it know
+            # Committed: the writes after it know. Its answer is already in; were reading it to fail,
+            # the write would still be kept, so that must not look like a failed write (the old mark
+            # stays, which only costs the next write a statement).
+            with suppress(Exception):
+                self._mark = max(self._mark, await tx.mark_left())
 
     async def write(self, fn: Callable[[PostgresTransaction], Awaitable[T]]) -> T:
         for attempt in range(1, WRITE_ATTEMPTS + 1):

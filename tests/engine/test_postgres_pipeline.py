@@ -25,7 +25,7 @@ from engine.core import Engine
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.postgres import SERVER_TIME, PostgresStore
 from engine.store.state import Notification, clock_mark, parse_stamp, stamp
-from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, make_org, ok, publish, start
+from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, err, make_org, ok, publish, start
 
 RECORD = RequestRecord("req-1", "a_screener", "claim", "hash", "{}")
 ONE_WRITER = 3
@@ -237,7 +237,9 @@ async def _round_trips(url: str) -> AsyncIterator[tuple[str, Counter[int]]]:
         await proxy.wait_closed()
 
 
-async def test_a_claim_and_a_submit_make_three_round_trips_each(tmp_path: Path, pg_database: str) -> None:
+async def test_a_claim_and_a_submit_make_three_round_trips_each_and_a_refused_claim_four(
+    tmp_path: Path, pg_database: str
+) -> None:
     # The request record, then the run under its lock, then the rest with the COMMIT: counted on each
     # connection, the write's is the busiest (reads through the pool run on others).
     async with _round_trips(pg_database) as (url, turns):
@@ -256,7 +258,15 @@ async def test_a_claim_and_a_submit_make_three_round_trips_each(tmp_path: Path, 
                 )
                 ok(submitted, "submit")
                 made.append(max(turns.values()))
+            second = (await start(engine, "three-agents", {"ticket": "B"}))["run"]["id"]
+            ok(await call(engine, SCREENER, "claim", runId=second, stepId="one"), "claim")
+            turns.clear()
+            refused = await call(engine, SCREENER, "claim", runId=second, stepId="one")
+            err(refused, "conflict", ["claimed_by_you"])
+            made.append(max(turns.values()))
         finally:
             await engine.close()
-    # The first claim opens a second connection for its one read of the process version (elsewhere).
-    assert made[1:] == [3, 3, 3, 3, 3]
+    # The first claim opens a second connection for its one read of the process version (elsewhere). A
+    # refused claim reads the same two, then rolls back with its sync, and the pipeline's end syncs once
+    # more (6 when the ROLLBACK came apart, from the connection's exit).
+    assert made[1:] == [3, 3, 3, 3, 3, 4]
