@@ -7,8 +7,10 @@ run, so each record is serialised once, here, and what the next call needs is lo
 UTF-8 size and the SHA-256 of its canonical text, remembered while the record stays among the
 `MEMO_BYTES` most recently measured (the memo holds the record, so its `id` cannot be reused).
 
-A record is measured when it is made (`Machine.record`), in the write that checked its fields against
-the cap (`text_of`): a large value among them (a submitted output) is encoded once for both.
+A record with a large value (a submitted output) is measured when it is made (`Machine.record`), in the
+write that checked its fields against the cap (`text_of`), so that value is encoded once for both; any
+other record, by the first write that needs its measures. The kept texts are the process's, shared by
+its engines: one engine's record made in between drops another's, which is then only encoded again.
 """
 
 from __future__ import annotations
@@ -173,8 +175,9 @@ def measure(value: Any, *, record: bool = True) -> tuple[int, bytes]:
 
 
 def made(record: dict[str, Any]) -> None:
-    """A step record was just made: measured now if texts of its values are kept (`text_of`), which go
-    then (kept for this write alone); otherwise the first write that needs its measures takes them."""
+    """A step record was just made: measured now if texts of values are kept (`text_of`; its own, unless
+    another engine of the process kept them meanwhile), which all go then; otherwise the first write
+    that needs its measures takes them."""
     if _texts:
         measure(record)
         _texts.clear()
