@@ -4,15 +4,16 @@
   submit) = 7 write calls, 7 step transitions per run), beside bare aiosqlite insert+commit/s (WAL,
   synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents),
   as `--rounds` interleaved pairs (7 unless given): a burst of runs, then as many bare commits, so a
-  disk whose speed drifts over seconds (a fsync here takes one of two typical times, changing every
+  disk whose speed drifts over seconds (an fsync here takes one of two typical times, changing every
   few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
   then, once each, with and without the run log's insert (its cost);
 - 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
   (write requests per commit), and the ratio to the single-client rate;
   every engine figure is taken after a warm-up run per client (not counted), as a server runs;
 - per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
-- 8 and 32 concurrent MCP agents against `apc serve` (a separate process): calls/s, p50 and p99 after
-  a warm-up run each (its slowest call printed too: the connections opening, the server's first calls);
+- 8 and 32 concurrent MCP agents against `apc serve` (a separate process), their clients made before
+  the clock starts: calls/s, p50 and p99 after a warm-up run each (its rate and slowest call printed
+  apart: the connections opening, the server's first calls);
 - SpiffWorkflow, when installed (a bench-only extra: `pip install -e '.[bench]'`, never a dependency
   of the engine; without it the figure is skipped and the reason printed): a workflow of three
   sequential tasks (Spiff's own spec API, no BPMN parsing in the loop), the whole workflow serialised
