@@ -62,22 +62,28 @@ async def claim(ctx: Context, call: Call, args: ClaimArgs) -> dict[str, Any]:
     return ctx.views.claim_result(m.run, m.process, step, token, expires)
 
 
+def _unverified() -> ToolError:
+    return invalid("the token does not verify", ["token: not valid"])
+
+
 async def _held(ctx: Context, call: Call, token: str, tool: str) -> tuple[Machine, str]:
     """The run and step a token was issued for, with the checks every token-bearing tool makes."""
     digest = token_digest(token)
     # A token issued before signed tokens is looked up where it was indexed when issued.
     owner = ctx.leases.holder(token) if is_signed(token) else await call.writes.token_owner(digest)
-    unverified = invalid("the token does not verify", ["token: not valid"])
     if owner is None:
-        raise unverified
+        raise _unverified()
     try:
         m = await open_run(ctx, call, owner[0])
-    except ToolError as error:  # signed for a run this database does not hold: another organization's
-        # on a shared secrets file, or one restored from before the claim
-        raise unverified if error.code == "not_found" else error from None
+    except ToolError as error:
+        if error.code != "not_found":
+            raise
+        # Signed for a run this database does not hold: another organization's on a shared secrets
+        # file, or one restored from before the claim.
+        raise _unverified() from None
     st = m.run.steps.get(owner[1])
     if st is None:
-        raise unverified
+        raise _unverified()
     live = st.state == "claimed" and st.claim is not None and st.claim.token_hash == digest
     first_error(
         {
