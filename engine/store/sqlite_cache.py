@@ -85,6 +85,12 @@ class RunCache:
     def put(self, run_id: str, entry: CachedRun) -> None:
         self._request[run_id] = entry
 
+    def saved_here(self, run_id: str) -> DerivedRows | None:
+        """The index rows the running request wrote for `run_id` when it saved it already (a second
+        save differs from them); None when it did not."""
+        entry = self._request.get(run_id)
+        return None if entry is None else entry.rows
+
     def clock_mark(self) -> str:
         """The server time mark the database holds at least ("" when not known): a write whose time
         is not past it has nothing to record."""

@@ -30,8 +30,6 @@ class SqliteTransaction:
     def __init__(self, conn: sqlite3.Connection, cache: RunCache | None = None) -> None:
         self._c = conn
         self._cache = RunCache() if cache is None else cache
-        self._derived: dict[str, DerivedRows] = {}
-        """The index rows this request wrote for each run it saved: what a second save differs from."""
 
     @property
     def connection(self) -> sqlite3.Connection:
@@ -111,6 +109,8 @@ class SqliteTransaction:
         self._derive(run, derived, seq, DerivedRows([], [], []))
 
     async def save_run(self, run: Run, derived: DerivedRows, before: DerivedRows | None = None) -> None:
+        saved = self._cache.saved_here(run.id)  # a second save of the run in this request
+        before = before if saved is None else saved
         loaded = self._cache.get(run.id) or self._read(run.id)
         assert loaded is not None, f"run {run.id} vanished inside its own transaction"
         doc = run.to_json(data=False)
@@ -160,8 +160,6 @@ class SqliteTransaction:
         when `before` is unknown (no write is: a repair's or a test's, at the cost of searching the
         process's ready steps and scanning the timers, which are keyed by time)."""
         c, rid = self._c, run.id
-        before = self._derived.get(rid, before)
-        self._derived[rid] = derived
         if before is None:
             c.execute("DELETE FROM ready_agent_steps WHERE process = ? AND run_seq = ?", (run.process, seq))
             for table in ("work_items", "overdue_steps", "timers"):

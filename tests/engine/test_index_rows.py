@@ -50,3 +50,35 @@ async def test_index_rows_written_by_difference_equal_a_full_rewrite(engine: Eng
         assert _rows(db) == written
     finally:
         db.close()
+
+
+async def test_a_second_save_of_a_run_in_one_request_differs_from_what_the_first_wrote(
+    engine: Engine, tmp_path: Path
+) -> None:
+    # `save` hands both saves the rows as the run was loaded; the store differs the second from the first's.
+    store = engine.store
+    assert isinstance(store, SqliteStore)
+    await publish(engine, tmp_path, THREE_AGENTS)
+    run_id = (await start(engine, "three-agents", {"ticket": "T-1"}))["run"]["id"]
+    db = sqlite3.connect(tmp_path / "data" / DB_FILE)
+    try:
+        async with store.transaction() as tx:
+            run = await tx.get_run(run_id)
+            assert run is not None
+            machine = await machine_for(engine.ctx, run, engine.clock.now())
+            loaded = derive(machine)
+            machine.claim("one", "a_screener", "digest-1", 600)
+            await tx.save_run(run, derive(machine), loaded)
+            machine.renew("one", "digest-2", 900, "half")
+            await tx.save_run(run, derive(machine), loaded)
+        written = _rows(db)
+        [(*_, lease_end, _, _)] = written["ready_agent_steps"]
+        assert [row[1:3] for row in written["timers"]] == [(lease_end, "lease")]
+        async with store.transaction() as tx:
+            run = await tx.get_run(run_id)
+            assert run is not None
+            machine = await machine_for(engine.ctx, run, engine.clock.now())
+            await tx.save_run(run, derive(machine), None)  # None: every row of the run rewritten
+        assert _rows(db) == written
+    finally:
+        db.close()
