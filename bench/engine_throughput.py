@@ -118,6 +118,11 @@ def ratio(what: str, value: float) -> None:
     print(f"ratio {what}: {value:.2f}", flush=True)
 
 
+def pair_ratios(values: list[float]) -> None:
+    """Each interleaved pair's ratio, in order of size: the spread behind a median."""
+    print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(values))}", flush=True)
+
+
 def write_processes(root: Path) -> dict[str, Path]:
     folders = {}
     for name, text in (("three-steps", PROCESS), ("reviewed", REVIEWED)):
@@ -565,7 +570,7 @@ async def main() -> None:
         out("single client write calls", single, "calls/s")
         out("single client step transitions", single * TRANSITIONS_PER_RUN / WRITES_PER_RUN, "transitions/s")
         ratio("single-client write calls / baseline commits", statistics.median(pairs.ratios))
-        print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(pairs.ratios))}", flush=True)
+        pair_ratios(pairs.ratios)
         if options.single:
             out(
                 "single client CPU per write call (event loop thread), median",
@@ -634,23 +639,17 @@ async def spiff_versus(root: Path, runs: int, rounds: int, single: float) -> Non
         f"SpiffWorkflow beside 32 clients: {rounds} interleaved pairs ({clients * each} runs, then as many workflows)"
     )
     out("SpiffWorkflow durable transitions", statistics.median(theirs), "transitions/s")
-    out(
-        "engine durable transitions (single client)",
-        single * TRANSITIONS_PER_RUN / WRITES_PER_RUN,
-        "transitions/s",
-    )
-    ratio(
-        "engine / SpiffWorkflow durable transitions",
-        single * TRANSITIONS_PER_RUN / WRITES_PER_RUN / statistics.median(theirs),
-    )
+    alone = single * TRANSITIONS_PER_RUN / WRITES_PER_RUN
+    out("engine durable transitions (single client)", alone, "transitions/s")
+    ratio("engine / SpiffWorkflow durable transitions", alone / statistics.median(theirs))
     out(
         "engine durable transitions (32 clients through engine.call)",
         statistics.median(ours),
         "transitions/s",
     )
-    pairs = sorted(mine / spiffs for mine, spiffs in zip(ours, theirs, strict=True))
+    pairs = [mine / spiffs for mine, spiffs in zip(ours, theirs, strict=True)]
     ratio("engine 32 clients / SpiffWorkflow durable transitions", statistics.median(pairs))
-    print(f"pair ratios: {' '.join(f'{r:.2f}' for r in pairs)}", flush=True)
+    pair_ratios(pairs)
 
 
 if __name__ == "__main__":
