@@ -373,10 +373,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     opening, the server's first calls, all at once), measured apart."""
     base = root / f"serve-{agents}"
     write_processes(base)
-    config = ORG_TOML.format(reviewer=REVIEWER) + "".join(
-        f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents)
-    )
-    (base / "org.toml").write_text(config)
+    (base / "org.toml").write_text(ORG_TOML.format(reviewer=REVIEWER) + agents_toml(agents))
     port = _free_port()
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(base / "org.toml")]
     command += ["--data", str(base / "data"), "--port", str(port)]
@@ -384,14 +381,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     log = (base / "serve.log").open("w")  # a file, not a pipe: the server logs every call
     server = subprocess.Popen(command, cwd=base, env=env, stderr=log, text=True)
     try:
-        for _ in range(600):
-            if " serving " in (base / "serve.log").read_text():
-                break
-            if server.poll() is not None:
-                raise RuntimeError(f"apc serve stopped: {(base / 'serve.log').read_text()}")
-            await asyncio.sleep(0.1)
-        else:
-            raise RuntimeError("apc serve did not start")
+        await wait_serving(server, base / "serve.log")
         url = f"http://127.0.0.1:{port}/mcp"
 
         # Made before the clock starts: each makes an SSL context, ~15 ms of this process's CPU.
@@ -417,6 +407,22 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     p99 = statistics.quantiles(took, n=100, method="inclusive")[98]
     first = [ms for values in warm for ms in values]
     return McpFigures(len(took) / elapsed, statistics.median(took), p99, len(first) / warm_s, max(first))
+
+
+def agents_toml(agents: int) -> str:
+    """The `[[agents]]` tables of `agents` bench agents, a_0 .. a_{agents-1}, with their tokens."""
+    return "".join(f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents))
+
+
+async def wait_serving(process: subprocess.Popen[str], log: Path) -> None:
+    """Until `apc serve`, logging to `log`, says it is serving (a minute at most); its log if it stopped."""
+    for _ in range(600):
+        if " serving " in log.read_text():
+            return
+        if process.poll() is not None:
+            raise RuntimeError(f"apc serve stopped: {log.read_text()}")
+        await asyncio.sleep(0.1)
+    raise RuntimeError("apc serve did not start")
 
 
 def _free_port() -> int:

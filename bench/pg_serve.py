@@ -27,7 +27,15 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.engine_throughput import ORG_TOML, REVIEWER, _free_port, drive_runs, write_processes
+from bench.engine_throughput import (
+    ORG_TOML,
+    REVIEWER,
+    _free_port,
+    agents_toml,
+    drive_runs,
+    wait_serving,
+    write_processes,
+)
 from bench.old_mcp_client import McpHttpClient
 from bench.pg_throughput import DEFAULT_DATABASE, fresh_schema
 
@@ -91,20 +99,10 @@ def launch(root: Path, n: int, url: str) -> tuple[subprocess.Popen[str], int, Pa
     return process, port, log
 
 
-async def wait_serving(process: subprocess.Popen[str], log: Path) -> None:
-    for _ in range(600):
-        if " serving " in log.read_text():
-            return
-        if process.poll() is not None:
-            raise RuntimeError(f"apc serve stopped: {log.read_text()}")
-        await asyncio.sleep(0.1)
-    raise RuntimeError("apc serve did not start")
-
-
 async def servers_figures(root: Path, url: str, servers: int, agents: int, runs_each: int) -> Figures:
     write_processes(root)
     config = SHARED + ORG_TOML.format(reviewer=REVIEWER).replace("[server]\n", "", 1)
-    config += "".join(f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents))
+    config += agents_toml(agents)
     (root / "org.toml").write_text(config)
     launched = [launch(root, n, url) for n in range(servers)]
     try:
