@@ -8,7 +8,9 @@
   few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
   then, once each, with and without the run log's insert (its cost);
 - 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
-  (write requests per commit), and the ratio to the single-client rate;
+  (write requests per commit), the event loop thread's CPU per write call (what bounds them once a
+  batch's one fsync is shared: the share of the wall time the thread was busy, printed too, is near
+  1), and the ratio to the single-client rate;
   every engine figure is taken after a warm-up run per client (not counted), as a server runs;
 - per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
 - 8 and 32 concurrent MCP agents against `apc serve` (a separate process), their clients made before
@@ -191,29 +193,37 @@ def caller(engine: Engine, n: int) -> Callable[[str, dict[str, Any]], Awaitable[
     return lambda tool, arguments: engine.call(who, tool, arguments)
 
 
-async def engine_clients(
-    root: Path, clients: int, runs: int, name: str = "engine"
-) -> tuple[float, float, float, int]:
-    """Write calls/s, commits/s and mean batch with `clients` concurrent clients, `runs` runs in all;
-    also the mean run document size (bytes) the store holds."""
+@dataclass
+class Clients:
+    """What concurrent clients through `engine.call` did: the event loop thread's CPU per call is what
+    bounds them once batches hide the fsync."""
+
+    calls_per_s: float
+    commits_per_s: float
+    batch: float
+    cpu_us: float
+
+
+async def engine_clients(root: Path, clients: int, runs: int, name: str = "engine") -> Clients:
+    """Write calls/s, commits/s, mean batch and CPU per write call with `clients` concurrent clients,
+    `runs` runs in all."""
     engine = await open_engine(root, f"{name}-{clients}")
     store = engine.store
     assert isinstance(store, SqliteStore)
     try:
         await asyncio.gather(*(drive_runs(caller(engine, w), f"warm{w}", 1) for w in range(clients)))
         before = store.writer_stats.commits, store.writer_stats.requests
-        started = time.perf_counter()
+        started, used = time.perf_counter(), time.thread_time()
         await asyncio.gather(
             *(drive_runs(caller(engine, w), f"{w}", runs // clients) for w in range(clients))
         )
-        elapsed = time.perf_counter() - started
+        elapsed, used = time.perf_counter() - started, time.thread_time() - used
         commits = store.writer_stats.commits - before[0]
         requests = store.writer_stats.requests - before[1]
-        doc_bytes = await store._one("SELECT AVG(LENGTH(doc)) FROM runs")
     finally:
         await engine.close()
     calls = (runs // clients) * clients * WRITES_PER_RUN
-    return calls / elapsed, commits / elapsed, requests / commits, int(doc_bytes[0])
+    return Clients(calls / elapsed, commits / elapsed, requests / commits, used / calls * 1e6)
 
 
 async def without_run_log(root: Path, runs: int) -> float:
@@ -225,7 +235,7 @@ async def without_run_log(root: Path, runs: int) -> float:
 
     SqliteTransaction.append_log = skip  # type: ignore[method-assign]
     try:
-        return (await engine_clients(root, 1, runs, "no-log"))[0]
+        return (await engine_clients(root, 1, runs, "no-log")).calls_per_s
     finally:
         SqliteTransaction.append_log = original  # type: ignore[method-assign]
 
@@ -585,20 +595,20 @@ async def main() -> None:
             )
             await spiff_versus(root, options.runs, options.rounds, single)
             return
-        logged, _, single_batch, _ = await engine_clients(root, 1, options.runs)
-        out("single client mean batch", single_batch, "requests/commit")
+        logged = await engine_clients(root, 1, options.runs)
+        out("single client mean batch", logged.batch, "requests/commit")
         unlogged = await without_run_log(root, options.runs)
-        out("single client write calls, once, with the run log", logged, "calls/s")
+        out("single client write calls, once, with the run log", logged.calls_per_s, "calls/s")
         out("single client write calls, once, without the run log", unlogged, "calls/s")
-        ratio("with / without the run log write calls", logged / unlogged)
-        rates = {}
+        ratio("with / without the run log write calls", logged.calls_per_s / unlogged)
         for clients in (8, 32):
-            calls, commit_rate, batch, _ = await engine_clients(root, clients, options.runs)
-            rates[clients] = calls
-            out(f"{clients} clients write calls", calls, "calls/s")
-            out(f"{clients} clients commits", commit_rate, "commits/s")
-            out(f"{clients} clients mean batch", batch, "requests/commit")
-            ratio(f"{clients} clients / single client write calls", calls / single)
+            figures = await engine_clients(root, clients, options.runs)
+            out(f"{clients} clients write calls", figures.calls_per_s, "calls/s")
+            out(f"{clients} clients commits", figures.commits_per_s, "commits/s")
+            out(f"{clients} clients mean batch", figures.batch, "requests/commit")
+            out(f"{clients} clients CPU per write call (event loop thread)", figures.cpu_us, "us")
+            ratio(f"{clients} clients event loop thread busy", figures.calls_per_s * figures.cpu_us / 1e6)
+            ratio(f"{clients} clients / single client write calls", figures.calls_per_s / single)
         for (tool, size), ms in (await per_tool_cost(root, options.samples)).items():
             print(f"{tool} at {size} of run data: {ms:.2f} ms", flush=True)
         for agents in (8, 32):
