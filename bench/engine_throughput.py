@@ -8,9 +8,9 @@
   few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
   then, once each, with and without the run log's insert (its cost);
 - 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
-  (write requests per commit), the event loop thread's CPU per write call (what bounds them once a
-  batch's one fsync is shared: the share of the wall time the thread was busy, printed too, is near
-  1), and the ratio to the single-client rate;
+  (write requests per commit), the event loop thread's CPU per write call and the share of the wall
+  time that thread was busy (near 1 when its CPU, not the batch's one fsync, bounds them), and the
+  ratio to the single-client rate;
   every engine figure is taken after a warm-up run per client (not counted), as a server runs;
 - per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
 - 8 and 32 concurrent MCP agents against `apc serve` (a separate process), their clients made before
