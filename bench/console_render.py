@@ -54,12 +54,12 @@ from textual.widgets import DataTable, Static
 from bench.seed import publish_approval, seed_approvals
 from console.app import ApcApp
 from console.client.engine_thread import EngineThread
-from console.demo.org import ROLES
-from console.demo.people import PeopleBehaviour
-from console.demo.system import DemoSettings, DemoSystem
-from console.demo.ui import begin, begin_when_up, build_app
 from console.panes.work import COLUMNS
 from console.widgets.virtual_table import VirtualTable
+from demo.actors.people import PeopleBehaviour
+from demo.fronts.terminal import begin, begin_when_up, build_app
+from demo.system import DemoSettings, DemoSystem
+from demo.world.org import ROLES
 
 SIZE = (160, 48)
 STARTED_SECONDS = 3.0

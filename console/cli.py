@@ -27,7 +27,7 @@ TOKEN_VARIABLE = "APC_TOKEN"
 
 
 def _demo_main(argv: list[str]) -> int:
-    from console.demo.cli import main as demo
+    from demo.cli import main as demo
 
     return demo(argv)
 

@@ -13,9 +13,9 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from console.demo.relations import Relations
-from console.demo.scene import Scene
-from console.demo.system import DemoSettings, DemoSystem
+from demo.system import DemoSettings, DemoSystem
+from demo.world.relations import Relations
+from demo.world.scene import Scene
 from engine.check import CheckConfig
 from engine.clock import ManualClock
 from engine.identity import agent

@@ -1,4 +1,4 @@
-"""No import circle anywhere in the engine or the console (imports under `TYPE_CHECKING` aside).
+"""No import circle anywhere in the engine, the console or the demo (imports under `TYPE_CHECKING` aside).
 
 The graph is import-linter's own (grimp), so this test and `lint-imports` read the same imports; a
 circle is a strongly connected component of more than one module, or a module importing itself.
@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import grimp
 
-PACKAGES = ("engine", "console")
+PACKAGES = ("engine", "console", "demo")
 
 
 def cycles(graph: grimp.ImportGraph) -> list[list[str]]:
@@ -66,7 +66,7 @@ def describe(graph: grimp.ImportGraph, component: list[str]) -> str:
     return "\n".join(lines)
 
 
-def test_neither_the_engine_nor_the_console_has_an_import_circle() -> None:
+def test_no_package_has_an_import_circle() -> None:
     graph = grimp.build_graph(*PACKAGES, exclude_type_checking_imports=True, cache_dir=None)
     found = cycles(graph)
     assert not found, "\n\n".join(describe(graph, component) for component in found)
