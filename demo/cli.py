@@ -1,7 +1,7 @@
 """`apc demo`: the console on a fresh demo engine with agents, people and a stream of runs, or the
 same story `--headless` with a summary and an exit status.
 
-`apc demo ARGS` calls `main(ARGS)` (console/cli.py); `python -m demo ARGS` does the same.
+`apc demo ARGS` calls `main(ARGS)` (apc/cli.py); `python -m demo ARGS` does the same.
 """
 
 from __future__ import annotations

@@ -9,11 +9,11 @@ from pathlib import Path
 
 import pytest
 
+from apc.cli import main as apc
 from conform import config as conform_config
 from conform.catalog import earlier, shipped
 from conform.cli import EXIT_SETUP, EXIT_USAGE, main
 from conform.registry import GROUPS, checks
-from console.cli import main as apc
 from engine.core import Engine
 from engine.org import OrgConfig
 

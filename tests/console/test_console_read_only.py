@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
+from apc.cli import main
 from console.actions import ACTIONS
 from console.app import ApcApp
-from console.cli import main
 from console.config import ConsoleConfig
 from console.embedded import AGENT_ID, open_embedded, open_read_only
 from console.screens.run import RunScreen

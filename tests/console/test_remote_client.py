@@ -10,8 +10,8 @@ from pathlib import Path
 import jwt
 import pytest
 
+from apc.cli import EXIT_USAGE, main
 from console.app import ApcApp
-from console.cli import EXIT_USAGE, main
 from console.client.base import Who
 from console.client.connection import ConnectionFailed
 from console.client.remote import RemoteClient, connect, endpoint_urls, token_who

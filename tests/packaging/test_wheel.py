@@ -34,6 +34,7 @@ SOURCES = (
     "console",
     "conform",
     "demo",
+    "apc",
     "sample_processes",
     "themes",
 )
@@ -140,7 +141,7 @@ def test_the_wheel_carries_every_module_the_samples_the_themes_the_stories_and_t
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     modules = {
         path.relative_to(REPO).as_posix()
-        for folder in ("engine", "console", "conform", "demo")
+        for folder in ("engine", "console", "conform", "demo", "apc")
         for path in (REPO / folder).rglob("*.py")
         if "__pycache__" not in path.parts and "bundled" not in path.parts
     }

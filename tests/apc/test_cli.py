@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from apc.cli import main
 from console.app import ApcApp
-from console.cli import main
 from console.client.remote import RemoteClient
 from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
 from console.samples import SAMPLES, no_samples
@@ -28,7 +28,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 
 def test_importing_the_command_line_imports_no_textual() -> None:
-    probe = "import sys, console.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
+    probe = "import sys, apc.cli; print(sorted(m for m in sys.modules if m.split('.')[0] == 'textual'))"
     done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60, cwd=REPO)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "[]"
@@ -136,7 +136,7 @@ def test_the_remote_token_can_come_from_apc_token(monkeypatch: pytest.MonkeyPatc
         seen.append((args.server, args.token))
         return 0
 
-    monkeypatch.setattr("console.cli.run_console", run_console)
+    monkeypatch.setattr("apc.cli.run_console", run_console)
     monkeypatch.setenv("APC_TOKEN", "token-from-env")
     assert main(["--server", "http://x/mcp"]) == 0
     assert main(["--server", "http://x/mcp", "--token", "token-on-the-line"]) == 0
