@@ -1,29 +1,19 @@
-"""`apc`: the console by default, every other subcommand delegated to the engine's command line.
+"""`apc`: the product put together. The console by default; `apc demo` the demo, `apc conform` the
+conformance runner, and every other subcommand the engine's command line.
 
 `apc` opens the console on the embedded engine; `apc --server URL --token TOKEN` (or the token in
-`APC_TOKEN`) on any conforming server. `apc demo` runs the demo; `apc validate|serve|token|...` go to `engine.cli`. Importing this
-module imports no Textual: only starting the console does.
+`APC_TOKEN`) on any conforming server (console/launch.py). Importing this module imports no Textual:
+only starting the console does.
 """
 
 from __future__ import annotations
 
 import argparse
-import os
 import sys
 from collections.abc import Callable
-from pathlib import Path
-from typing import TYPE_CHECKING
 
+from console.launch import EXIT_USAGE, add_arguments, launch
 from engine.version import package_version
-
-if TYPE_CHECKING:
-    from console.client.base import Who
-
-EXIT_OK = 0
-EXIT_FAILED = 1
-EXIT_USAGE = 2
-TOKEN_VARIABLE = "APC_TOKEN"
-"""Where `--server` finds its token when `--token` is not given: keeps it out of the process list."""
 
 
 def _demo_main(argv: list[str]) -> int:
@@ -38,15 +28,14 @@ def _conform_main(argv: list[str]) -> int:
     return conform(argv)
 
 
-CONSOLE_COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main, "conform": _conform_main}
-"""Subcommands the console side provides; anything else that is not an option goes to the engine."""
+COMMANDS: dict[str, Callable[[list[str]], int]] = {"demo": _demo_main, "conform": _conform_main}
+"""Subcommands beside the engine's own; anything else that is not an option goes to the engine."""
 
 
 def build_parser() -> argparse.ArgumentParser:
-    from engine.cli import COMMANDS
-    from engine.http.serve import port_number
+    from engine.cli import COMMANDS as ENGINE_COMMANDS
 
-    listed = "\n".join(f"  {name:<10} {spec.help}" for name, spec in COMMANDS.items())
+    listed = "\n".join(f"  {name:<10} {spec.help}" for name, spec in ENGINE_COMMANDS.items())
     parser = argparse.ArgumentParser(
         prog="apc",
         description="apc: the operator console for Agent Process servers (core-2).\n\n"
@@ -56,53 +45,15 @@ def build_parser() -> argparse.ArgumentParser:
         f"  conform    check any Agent Process server's conformance over MCP\n{listed}",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    parser.add_argument(
-        "--server", metavar="URL", help="connect to this MCP endpoint instead of the embedded engine"
-    )
-    parser.add_argument(
-        "--token",
-        metavar="TOKEN",
-        help=f"bearer token for --server; the console acts as its person (default: ${TOKEN_VARIABLE})",
-    )
-    parser.add_argument(
-        "--data",
-        type=Path,
-        metavar="DIR",
-        help="data folder of the embedded engine (default: the user data folder)",
-    )
-    parser.add_argument(
-        "--port",
-        type=port_number,
-        metavar="N",
-        help="port of the embedded engine's MCP endpoint, 0 for any free one (default: first free from 8765)",
-    )
-    parser.add_argument(
-        "--read-only",
-        action="store_true",
-        help="hide every action that writes; embedded, open the data folder read-only and write nothing to it",
-    )
+    add_arguments(parser)
     parser.add_argument("--version", action="version", version=f"apc {package_version()}")
     return parser
-
-
-def check(args: argparse.Namespace) -> str | None:
-    if args.server and not args.token:
-        return f"--server needs --token (or ${TOKEN_VARIABLE})"
-    if args.token and not args.server:
-        return "--token is for --server"
-    if args.server and args.data:
-        return "--data is for the embedded engine, not --server"
-    if args.server and args.port is not None:
-        return "--port is for the embedded engine, not --server"
-    if args.read_only and args.port is not None:
-        return "--port is for the embedded endpoint, which --read-only does not serve"
-    return None
 
 
 def main(argv: list[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and not argv[0].startswith("-"):
-        command = CONSOLE_COMMANDS.get(argv[0])
+        command = COMMANDS.get(argv[0])
         if command is not None:
             return command(argv[1:])
         from engine.cli import main as engine_main
@@ -113,90 +64,4 @@ def main(argv: list[str] | None = None) -> int:
         args = parser.parse_args(argv)
     except SystemExit as stop:
         return stop.code if isinstance(stop.code, int) else EXIT_USAGE
-    if args.server and args.token is None:
-        args.token = os.environ.get(TOKEN_VARIABLE) or None
-    problem = check(args)
-    if problem is not None:
-        print(f"apc: error: {problem}", file=sys.stderr)
-        return EXIT_USAGE
-    return run_console(args)
-
-
-def reach(server: str, token: str) -> tuple[str, Who] | str:
-    """The endpoint URL `--server` names and who the token is there, or why it cannot be used.
-
-    Checked before the console starts, so a wrong URL or token ends `apc` with one clear line and
-    exit status 2 instead of a console repeating the error. The console opens its own session after.
-    """
-    import asyncio
-
-    from console.client.connection import ConnectionFailed
-    from console.client.remote import connect
-
-    async def probe() -> tuple[str, Who]:
-        client = await connect(server, token)
-        try:
-            return client.url, await client.whoami()
-        finally:
-            await client.close()
-
-    try:
-        return asyncio.run(probe())
-    except ConnectionFailed as failed:
-        if failed.refused:
-            return f"{failed} (check --token or ${TOKEN_VARIABLE})"
-        if failed.status is not None:
-            return f"{failed} (--server takes the server's base URL or its /mcp URL)"
-        return str(failed)
-
-
-def run_console(args: argparse.Namespace) -> int:
-    from console.app import ApcApp
-    from console.config import ConsoleConfig, default_config_path
-    from console.session import Session
-
-    if args.server:
-        from console.client.remote import RemoteClient
-
-        token = str(args.token)
-        reached = reach(str(args.server), token)
-        if isinstance(reached, str):
-            print(f"apc: error: {reached}", file=sys.stderr)
-            return EXIT_USAGE
-        url, who = reached
-
-        async def opener() -> Session:
-            client = RemoteClient(url, token, who=who)
-            return Session(client, f"remote · {url}", close=client.close)
-
-    else:
-        from console.embedded import open_embedded
-        from engine.datafolder import DataFolderInUse, check_free, default_data_dir
-
-        data_dir = args.data or default_data_dir()
-
-        if args.read_only:
-            from console.embedded import NoDataFolder, check_read_only_folder, open_read_only
-
-            try:
-                check_read_only_folder(data_dir)
-            except NoDataFolder as error:
-                print(f"apc: error: {error}", file=sys.stderr)
-                return EXIT_USAGE
-
-            async def opener() -> Session:
-                return await open_read_only(data_dir)
-
-        else:
-            try:
-                check_free(data_dir)
-            except DataFolderInUse as error:
-                print(f"apc: error: {error}", file=sys.stderr)
-                return EXIT_FAILED
-
-            async def opener() -> Session:
-                return await open_embedded(data_dir, port=args.port)
-
-    app = ApcApp(opener, read_only=args.read_only, config=ConsoleConfig.load(default_config_path()))
-    app.run()
-    return app.return_code or EXIT_OK
+    return launch(args)

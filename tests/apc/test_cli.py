@@ -136,7 +136,7 @@ def test_the_remote_token_can_come_from_apc_token(monkeypatch: pytest.MonkeyPatc
         seen.append((args.server, args.token))
         return 0
 
-    monkeypatch.setattr("apc.cli.run_console", run_console)
+    monkeypatch.setattr("console.launch.run_console", run_console)
     monkeypatch.setenv("APC_TOKEN", "token-from-env")
     assert main(["--server", "http://x/mcp"]) == 0
     assert main(["--server", "http://x/mcp", "--token", "token-on-the-line"]) == 0

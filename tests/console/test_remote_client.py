@@ -10,12 +10,13 @@ from pathlib import Path
 import jwt
 import pytest
 
-from apc.cli import EXIT_USAGE, main
+from apc.cli import main
 from console.app import ApcApp
 from console.client.base import Who
 from console.client.connection import ConnectionFailed
 from console.client.remote import RemoteClient, connect, endpoint_urls, token_who
 from console.config import ConsoleConfig
+from console.launch import EXIT_USAGE
 from console.session import Session
 from engine.clock import ManualClock
 from engine.core import Engine
