@@ -12,9 +12,9 @@ import random
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any
 
-from demo.world.values import JsonObject
+from demo.world.values import JsonObject, RouteT
 from engine.document.model import Field
 
 _NEGATIVE = frozenset({
@@ -24,9 +24,6 @@ _NEGATIVE = frozenset({
 _SHORT_WORDS_KEPT = frozenset({"ci"})
 _AT_MOST = re.compile(r"\b(\d+(?:\.\d+)?) or less\b")
 _OVER = re.compile(r"\bover (\d+(?:\.\d+)?)\b")
-
-RouteT = TypeVar("RouteT", bound=Mapping[str, Any])
-"""A route in wire form, `{to, when?}`: a `Route` of a claim or a work item, or one written out by hand."""
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from demo.work.routes import RouteT
 from demo.world.expr import Expr, ExprError, placeholders
+from demo.world.values import RouteT
 from engine.document.model import Process
 
 FILE_NAME = "demo-relations.toml"

@@ -20,10 +20,9 @@ from dataclasses import dataclass, field
 from datetime import UTC, date, datetime, timedelta
 from typing import Any
 
-from demo.work.routes import RouteT
 from demo.world.expr import Expr, Resolver, as_time, lookup, render
 from demo.world.relations import Relations, Rule, Rules, StepWords
-from demo.world.values import GENERATORS, Draw, JsonObject, meaning
+from demo.world.values import GENERATORS, Draw, JsonObject, RouteT, meaning
 from engine.clock import rfc3339
 from engine.document.fields import check_values
 from engine.document.model import Field

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import random
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
-from typing import Any
+from typing import Any, TypeVar
 
 from engine.clock import rfc3339
 from engine.document.model import Field
@@ -27,6 +27,9 @@ Not `dict[str, Json]`: the demo draws and judges them with its expression langua
 scene.py), which compares and adds whatever a field holds; the server checks them against the
 declared fields when they are handed in.
 """
+
+RouteT = TypeVar("RouteT", bound=Mapping[str, Any])
+"""A route in wire form, `{to, when?}`: a `Route` of a claim or a work item, or one written out by hand."""
 
 _WORDS = {
     "vendor": [
