@@ -7,16 +7,48 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any
+from typing import Protocol
 
 from console.client.wire import DecideArguments, DecideDetails, Decision, RunView, WorkItem
 from demo.actors.calls import as_person
-from demo.actors.director import Cued
+from demo.actors.director import Cued, Director
+from demo.actors.people import DemoPeople
 from demo.stories.stage import BY_NAME, open_items, step_state
 from demo.stories.story import Story, StoryError, StoryMoment
+from demo.stories.stream import RunStarter
 from demo.work.draft import draft
+from demo.world.org import DemoOrg
+from demo.world.relations import Relations
 from demo.world.scene import Scene, run_seed
+from engine.clock import Clock
+from engine.core import Engine
+from engine.document.model import Process
 from engine.identity import Identity
+
+
+class System(Protocol):
+    """What a player reads and drives of the demo system (demo/system.py, which holds the player)."""
+
+    @property
+    def engine(self) -> Engine: ...
+    @property
+    def org(self) -> DemoOrg: ...
+    @property
+    def operator(self) -> Identity: ...
+    @property
+    def clock(self) -> Clock: ...
+    @property
+    def director(self) -> Director: ...
+    @property
+    def starter(self) -> RunStarter: ...
+    @property
+    def processes(self) -> dict[str, Process]: ...
+    @property
+    def relations(self) -> Relations: ...
+    @property
+    def people(self) -> DemoPeople: ...
+
+    async def stage(self, name: str) -> Cued: ...
 
 
 @dataclass
@@ -57,7 +89,7 @@ class StoryPlayer:
     `perform`: the story performs its acts (headless) instead of cueing them for the presenter.
     """
 
-    def __init__(self, story: Story, system: Any, *, perform: bool, began: datetime) -> None:
+    def __init__(self, story: Story, system: System, *, perform: bool, began: datetime) -> None:
         self.story = story
         self.system = system
         self.perform = perform
@@ -220,7 +252,7 @@ class StoryPlayer:
         assigned = item["assignedTo"] if item is not None else None
         if assigned is not None and "person" in assigned:
             return Identity("person", assigned["person"])
-        members = org.org.groups.get(assigned["group"], []) if assigned is not None else []
+        members = org.org.groups.get(assigned["group"], ()) if assigned is not None else ()
         person = next((who for who in members if who != org.operator_email), org.operator_email)
         return Identity("person", person, operator=person == org.operator_email)
 

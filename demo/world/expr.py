@@ -132,7 +132,8 @@ def _dot(a: Any, b: Any) -> float | int | None:
     """Sum of pairwise products: `dot(lineItems.quantity, lineItems.unitPrice)` is the order total."""
     if not isinstance(a, list) or not isinstance(b, list) or len(a) != len(b):
         return None
-    return sum(x * y for x, y in zip(a, b, strict=True))
+    total: float | int = sum(x * y for x, y in zip(a, b, strict=True))
+    return total
 
 
 def _year(x: Any) -> int | None:
