@@ -454,8 +454,8 @@ class DemoSystem:
 
     async def open_runs(self, enough: int | None = None) -> int:
         """The open runs (active or waiting) of the demo's own processes, counted up to `enough` when
-        given. The org's other runs are not the demo's to pace: with 100,000 of them open (a big
-        org, or the bench's seed) the stream still starts its runs, and they are not read."""
+        given. The org's other runs are not the demo's to pace: however many are open (a big org, or
+        a bench's seed), the stream still starts its runs, and they are not read."""
         count = 0
         states: tuple[RunState, ...] = ("active", "waiting")
         for name in sorted(self.processes):

@@ -148,8 +148,7 @@ class EventSource:
 
     async def _with_waits(self) -> list[str]:
         """The processes with a `wait_for` step in any published version: only their runs can wait on
-        an event, so only theirs are read (an org's other open runs may be many: 100,000 of them cost
-        nothing here)."""
+        an event, so only theirs are read: the org's other open runs, however many, cost nothing here."""
         processes, _, _ = await all_pages(as_person(self.caller, self.identity).list_processes)
         names: list[str] = []
         for item in processes:
