@@ -44,6 +44,7 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import pending
+from engine.store.rows import VERSION_COLS, version_record
 from engine.store.state import Notification, Run, clock_mark, parse_stamp, stamp
 from engine.store.urls import redacted
 
@@ -317,18 +318,18 @@ class PostgresStore:
 
     async def get_version(self, name: str, version: int) -> VersionRecord | None:
         row = await self._one(
-            f"SELECT {_VERSION_COLS} FROM versions WHERE name = %s AND version = %s", name, version
+            f"SELECT {VERSION_COLS} FROM versions WHERE name = %s AND version = %s", name, version
         )
-        return None if row is None else _version(row)
+        return None if row is None else version_record(row)
 
     async def list_latest_versions(self, after: str | None, limit: int) -> list[VersionRecord]:
         rows = await self._all(
-            f"SELECT {_VERSION_COLS} FROM versions v WHERE name > %s AND version = "
+            f"SELECT {VERSION_COLS} FROM versions v WHERE name > %s AND version = "
             "(SELECT MAX(version) FROM versions WHERE name = v.name) ORDER BY name LIMIT %s",
             after or "",
             limit,
         )
-        return [_version(r) for r in rows]
+        return [version_record(r) for r in rows]
 
     async def get_file(self, file_id: str) -> FileRecord | None:
         row = await self._one(
@@ -635,7 +636,7 @@ class PostgresTransaction:
 
     async def insert_version(self, record: VersionRecord) -> None:
         await self._run(
-            f"INSERT INTO versions ({_VERSION_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
+            f"INSERT INTO versions ({VERSION_COLS}) VALUES (%s, %s, %s, %s, %s, %s, %s, %s, %s)",
             (
                 record.name,
                 record.version,
@@ -701,27 +702,10 @@ class PostgresTransaction:
         return at if row is None else str(row[0])
 
 
-_VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
-
-
-def _version(row: Any) -> VersionRecord:
-    return VersionRecord(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        json.loads(row[4]),
-        row[5],
-        row[6],
-        json.loads(row[7]),
-        None if row[8] is None else json.loads(row[8]),
-    )
-
-
 async def _latest(conn: Conn, name: str) -> VersionRecord | None:
-    query = f"SELECT {_VERSION_COLS} FROM versions WHERE name = %s ORDER BY version DESC LIMIT 1"
+    query = f"SELECT {VERSION_COLS} FROM versions WHERE name = %s ORDER BY version DESC LIMIT 1"
     row = await (await conn.execute(query, (name,))).fetchone()
-    return None if row is None else _version(row)
+    return None if row is None else version_record(row)
 
 
 def _payload(run_ids: set[str]) -> str:

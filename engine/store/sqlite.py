@@ -44,15 +44,14 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import SchemaError, pending
+from engine.store.rows import VERSION_COLS, version_record
 from engine.store.sqlite_cache import RunCache
 from engine.store.sqlite_tx import (
     REQUEST_SQL,
     RUN_COLS,
     SERVER_TIME,
-    VERSION_COLS,
     SqliteTransaction,
     run_of,
-    version_record,
 )
 from engine.store.sqlite_writer import BUSY_MS, Writer, WriterStats
 from engine.store.state import Notification, Run

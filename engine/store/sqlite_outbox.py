@@ -12,41 +12,12 @@ from __future__ import annotations
 import json
 import sqlite3
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import aiosqlite
 
 from engine.store.base import AttemptResult, Delivery
+from engine.store.rows import DELIVERIES, NOTE_COLS, delivery_of, notification_of
 from engine.store.state import Notification, stamp_of_wire
-
-MIGRATION = """
-CREATE TABLE outbox (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT, id TEXT NOT NULL UNIQUE, kind TEXT NOT NULL,
-    run_id TEXT NOT NULL, process TEXT NOT NULL, step_id TEXT, recipients TEXT NOT NULL, at TEXT NOT NULL,
-    test INTEGER NOT NULL, work_item TEXT, outcome TEXT);
-INSERT INTO outbox (id, kind, run_id, process, step_id, recipients, at, test)
-    SELECT 'n_' || n.id, n.kind, n.run_id, COALESCE(r.process, ''), n.step_id, json_array(n.recipient), n.at,
-        n.test
-    FROM notifications n LEFT JOIN runs r ON r.id = n.run_id ORDER BY n.id;
-DROP TABLE notifications;
-CREATE INDEX outbox_run ON outbox (run_id, seq);
-CREATE TABLE deliveries (
-    id INTEGER PRIMARY KEY AUTOINCREMENT, notification_seq INTEGER NOT NULL REFERENCES outbox (seq),
-    target TEXT NOT NULL, state TEXT NOT NULL, attempts INTEGER NOT NULL DEFAULT 0, next_at TEXT,
-    claimed_by TEXT, last_error TEXT, delivered_at TEXT, given_up_at TEXT,
-    UNIQUE (notification_seq, target));
-CREATE INDEX deliveries_due ON deliveries (next_at) WHERE state = 'pending';
-CREATE INDEX deliveries_notification ON deliveries (notification_seq);
-"""
-"""Schema 3: one outbox row per event (its recipients together), and a delivery per target. Version 1
-and 2 rows (one per recipient, never delivered) are kept as notifications of one recipient each."""
-
-NOTE_COLS = "o.id, o.kind, o.run_id, o.process, o.step_id, o.recipients, o.at, o.test, o.work_item, o.outcome"
-DELIVERY_COLS = (
-    "d.id, d.target, d.state, d.attempts, d.next_at, d.last_error, d.delivered_at, d.given_up_at, "
-    + NOTE_COLS
-)
-DELIVERIES = f"SELECT {DELIVERY_COLS} FROM deliveries d JOIN outbox o ON o.seq = d.notification_seq"
 
 
 def insert(
@@ -135,32 +106,3 @@ def record(conn: sqlite3.Connection, delivery: Delivery, owner: str, result: Att
         ),
     ).fetchone()
     return row is not None
-
-
-def notification_of(row: Any) -> Notification:
-    return Notification(
-        id=row[0],
-        kind=row[1],
-        run_id=row[2],
-        process=row[3],
-        step_id=row[4],
-        recipients=tuple(json.loads(row[5])),
-        at=row[6],
-        test=bool(row[7]),
-        work_item=row[8],
-        outcome=row[9],
-    )
-
-
-def delivery_of(row: Any) -> Delivery:
-    return Delivery(
-        id=row[0],
-        notification=notification_of(row[8:]),
-        target=row[1],
-        state=row[2],
-        attempts=row[3],
-        next_at=row[4],
-        last_error=row[5],
-        delivered_at=row[6],
-        given_up_at=row[7],
-    )

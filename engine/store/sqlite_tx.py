@@ -16,6 +16,7 @@ from typing import Any
 from engine.store import runlog, sqlite_outbox
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.records import compact
+from engine.store.rows import VERSION_COLS, version_record
 from engine.store.sqlite_cache import CachedRun, RunCache
 from engine.store.state import Notification, Run, clock_mark
 
@@ -23,7 +24,6 @@ SERVER_TIME = "server_time"
 """The meta row holding the server time mark: at or after every time a write issued (`clock_mark`)."""
 LOG_ROWS = 1000
 """Run log entries per insert statement, well under SQLite's limit of bound values."""
-VERSION_COLS = "name, version, content_hash, text, bindings, published_at, description, inputs, requires"
 
 
 class SqliteTransaction:
@@ -320,20 +320,6 @@ class SqliteTransaction:
             (SERVER_TIME, clock_mark(at), at),
         ).fetchone()
         self._cache.put_mark(at if row is None else row[0])
-
-
-def version_record(row: Any) -> VersionRecord:
-    return VersionRecord(
-        row[0],
-        row[1],
-        row[2],
-        row[3],
-        json.loads(row[4]),
-        row[5],
-        row[6],
-        json.loads(row[7]),
-        None if row[8] is None else json.loads(row[8]),
-    )
 
 
 def latest_version(conn: sqlite3.Connection, name: str) -> VersionRecord | None:
