@@ -13,8 +13,7 @@ import pytest
 
 from engine.core import Engine
 from engine.store.base import Transaction
-from engine.store.sqlite import SqliteStore
-from engine.store.sqlite_tx import SqliteTransaction
+from engine.store.sqlite import SqliteStore, SqliteTransaction
 from tests.engine.engine_support import (
     OTHER_AGENT,
     SCREENER,

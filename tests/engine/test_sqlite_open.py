@@ -9,9 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from engine.store import sqlite as sqlite_module
 from engine.store.migrations import SCHEMA_VERSION, SchemaError
 from engine.store.sqlite import SqliteStore
+from engine.store.sqlite import store as sqlite_store
 
 
 def open_files(path: Path) -> list[str]:
@@ -125,7 +125,7 @@ async def test_a_failure_after_the_reader_opened_closes_the_reader_and_the_write
     def refuse(_: Path) -> sqlite3.Connection:
         raise sqlite3.OperationalError("unable to open database file")
 
-    monkeypatch.setattr(sqlite_module, "connect_checkpointer", refuse)
+    monkeypatch.setattr(sqlite_store, "connect_checkpointer", refuse)
     with pytest.raises(sqlite3.OperationalError) as raised:
         await SqliteStore.open(path)
     assert str(raised.value) == "unable to open database file"

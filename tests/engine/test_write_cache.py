@@ -14,9 +14,9 @@ import pytest
 from engine.core import Engine
 from engine.runtime import derive
 from engine.runtime.machine import Machine
-from engine.store import sqlite_writer
 from engine.store.base import DerivedRows, Transaction
 from engine.store.sqlite import SqliteStore
+from engine.store.sqlite import writer as sqlite_writer
 from engine.store.state import Run
 from engine.tools import context
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start

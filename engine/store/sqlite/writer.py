@@ -32,7 +32,7 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, Generic, TypeVar
 
-from engine.store.sqlite_cache import RunCache
+from engine.store.sqlite.cache import RunCache
 
 T = TypeVar("T")
 Tx = TypeVar("Tx")

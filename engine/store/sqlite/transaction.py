@@ -2,7 +2,7 @@
 
 The methods are async to meet the `Transaction` protocol, but none of them leaves the event loop's
 thread: each statement is served from SQLite's page cache, and only the writer's COMMIT waits on the
-disk (`sqlite_writer`). Everything here runs inside the request's own SAVEPOINT, or for the first
+disk (`writer`). Everything here runs inside the request's own SAVEPOINT, or for the first
 request of a transaction in the transaction itself.
 """
 
@@ -13,11 +13,12 @@ import sqlite3
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from engine.store import runlog, sqlite_outbox
+from engine.store import runlog
 from engine.store.base import DerivedRows, FileRecord, LogEntry, RequestRecord, VersionRecord
 from engine.store.records import compact
 from engine.store.rows import VERSION_COLS, version_record
-from engine.store.sqlite_cache import CachedRun, RunCache
+from engine.store.sqlite import outbox
+from engine.store.sqlite.cache import CachedRun, RunCache
 from engine.store.state import Notification, Run, clock_mark
 
 SERVER_TIME = "server_time"
@@ -300,7 +301,7 @@ class SqliteTransaction:
     async def add_notifications(
         self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
     ) -> None:
-        sqlite_outbox.insert(self._c, notes, deliver_to)
+        outbox.insert(self._c, notes, deliver_to)
 
     async def set_meta(self, key: str, value: str) -> None:
         self._c.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))

@@ -3,7 +3,7 @@
 A transaction is one write request (`SqliteStore.write(fn)`): `fn` makes all of one tool call's
 changes (the run, its index rows, notifications, the idempotency record) through the
 `Transaction` it is handed, and they are kept all together or not at all. Requests are group-committed
-(`sqlite_writer`): each runs in its own SAVEPOINT of a shared transaction (the first in the
+(`writer`): each runs in its own SAVEPOINT of a shared transaction (the first in the
 transaction itself), after the requests queued before it and seeing their changes; a request that
 raises is rolled back alone. A caller is answered
 only after the COMMIT holding its request has returned, and FULL makes every COMMIT fsync the WAL,
@@ -13,7 +13,7 @@ Reads use their own connection (aiosqlite) and see only committed data: never a 
 always every acknowledged one. A run is one JSON document, its step data in rows of their own
 (`run_steps`) and index tables recomputed from it on every save (the rows that changed written);
 every query below is served by an index. A write finds the runs it reads in the writer's memory of
-them (`sqlite_cache`) when it can, the run object the last write saved included.
+them (`cache`) when it can, the run object the last write saved included.
 """
 
 from __future__ import annotations
@@ -29,7 +29,6 @@ from typing import Any, TypeVar
 
 import aiosqlite
 
-from engine.store import sqlite_outbox
 from engine.store.base import (
     AgentWorkRow,
     AttemptResult,
@@ -45,15 +44,16 @@ from engine.store.base import (
 )
 from engine.store.migrations import SchemaError, pending
 from engine.store.rows import VERSION_COLS, version_record
-from engine.store.sqlite_cache import RunCache
-from engine.store.sqlite_tx import (
+from engine.store.sqlite import outbox
+from engine.store.sqlite.cache import RunCache
+from engine.store.sqlite.transaction import (
     REQUEST_SQL,
     RUN_COLS,
     SERVER_TIME,
     SqliteTransaction,
     run_of,
 )
-from engine.store.sqlite_writer import BUSY_MS, Writer, WriterStats
+from engine.store.sqlite.writer import BUSY_MS, Writer, WriterStats
 from engine.store.state import Notification, Run
 
 T = TypeVar("T")
@@ -381,20 +381,20 @@ class SqliteStore:
         return [r[0] for r in rows]
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
-        return await sqlite_outbox.notifications(self._r, run_id)
+        return await outbox.notifications(self._r, run_id)
 
     async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
-        return await sqlite_outbox.deliveries(self._r, run_id)
+        return await outbox.deliveries(self._r, run_id)
 
     async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
         async def claim(tx: Transaction) -> list[Delivery]:
-            return sqlite_outbox.claim(_conn(tx), owner, now, lease_until, limit)
+            return outbox.claim(_conn(tx), owner, now, lease_until, limit)
 
         return await self._require_writer().write(claim)
 
     async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
         async def record(tx: Transaction) -> bool:
-            return sqlite_outbox.record(_conn(tx), delivery, owner, result)
+            return outbox.record(_conn(tx), delivery, owner, result)
 
         return await self._require_writer().write(record)
 
