@@ -27,7 +27,7 @@ import psycopg
 from psycopg import AsyncConnection, AsyncCursor, errors, sql
 from psycopg_pool import AsyncConnectionPool
 
-from engine.store import postgres_outbox, runlog
+from engine.store import runlog
 from engine.store.base import (
     AgentWorkRow,
     AttemptResult,
@@ -44,6 +44,7 @@ from engine.store.base import (
     VersionRecord,
 )
 from engine.store.migrations import pending
+from engine.store.postgres import outbox
 from engine.store.rows import VERSION_COLS, version_record
 from engine.store.state import Notification, Run, clock_mark, parse_stamp, stamp
 from engine.store.urls import redacted
@@ -442,19 +443,19 @@ class PostgresStore:
 
     async def notifications(self, run_id: str | None = None) -> list[Notification]:
         async with self._conn() as conn:
-            return await postgres_outbox.notifications(conn, run_id)
+            return await outbox.notifications(conn, run_id)
 
     async def deliveries(self, run_id: str | None = None) -> list[Delivery]:
         async with self._conn() as conn:
-            return await postgres_outbox.deliveries(conn, run_id)
+            return await outbox.deliveries(conn, run_id)
 
     async def claim_deliveries(self, owner: str, now: str, lease_until: str, limit: int) -> list[Delivery]:
         async with self._conn() as conn:
-            return await postgres_outbox.claim(conn, owner, now, lease_until, limit)
+            return await outbox.claim(conn, owner, now, lease_until, limit)
 
     async def record_attempt(self, delivery: Delivery, owner: str, result: AttemptResult) -> bool:
         async with self._conn() as conn:
-            return await postgres_outbox.record(conn, delivery, owner, result)
+            return await outbox.record(conn, delivery, owner, result)
 
     async def counts(self) -> StoreCounts:
         row = await self._one(
@@ -668,7 +669,7 @@ class PostgresTransaction:
     async def add_notifications(
         self, notes: list[Notification], deliver_to: Callable[[str], Sequence[str]]
     ) -> None:
-        await postgres_outbox.insert(self._c, notes, deliver_to)
+        await outbox.insert(self._c, notes, deliver_to)
 
     async def set_meta(self, key: str, value: str) -> None:
         await self._run(

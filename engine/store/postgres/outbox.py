@@ -1,4 +1,4 @@
-"""The outbox in PostgreSQL: the same tables as SQLite's (`sqlite_outbox`), claimed with SKIP LOCKED.
+"""The outbox in PostgreSQL: the same tables as SQLite's (`sqlite.outbox`), claimed with SKIP LOCKED.
 
 A deliverer takes due rows with `FOR UPDATE SKIP LOCKED` and marks them with its owner and a lease in
 the same statement, so servers sharing the database never take one row at once and never wait on each
