@@ -24,7 +24,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
 from engine.store.postgres import PostgresStore
-from engine.store.postgres.store import SERVER_TIME
+from engine.store.postgres.transaction import SERVER_TIME
 from engine.store.state import Notification, clock_mark, parse_stamp, stamp
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, err, make_org, ok, publish, start
 

@@ -4,6 +4,7 @@
 (`transaction`). Behind them: the outbox's statements (`outbox`).
 """
 
-from engine.store.postgres.store import PostgresStore, PostgresTransaction
+from engine.store.postgres.store import PostgresStore
+from engine.store.postgres.transaction import PostgresTransaction
 
 __all__ = ["PostgresStore", "PostgresTransaction"]
