@@ -5,7 +5,7 @@ to know who belongs where asks this object. Tokens are compared as SHA-256 diges
 `hmac.compare_digest` over every credential, so a lookup's timing does not reveal which one matched.
 
 The same file carries `[check]` (the evaluator, check profile §5), parsed by `engine.check.config`,
-and `[oauth]` (the identity provider), parsed here; `engine.http.oauth` only verifies tokens against
+and `[oauth]` (the identity provider), parsed here; `engine.http.auth.oauth` only verifies tokens against
 it. `OrgConfig.load` is the one loader for the file, so the console, `apc serve` and the tests read it
 the same way. This module imports nothing above the check configuration, the identity and `net`.
 """

@@ -7,7 +7,7 @@ import pytest
 
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from engine.http.hosts import security_settings
+from engine.http.auth import security_settings
 from engine.net import is_loopback
 from tests.http.http_support import AGENT_TOKEN
 from tests.support.ports import free_port

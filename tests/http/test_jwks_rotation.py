@@ -20,8 +20,8 @@ from starlette.routing import Route
 
 from engine.core import Engine
 from engine.http.app import RunningServer, serve_asgi, start_server
-from engine.http.jwks import MAX_AGE_SECONDS, REFRESH_SECONDS, KeySet
-from engine.http.oauth import OAuthVerifier
+from engine.http.auth import OAuthVerifier
+from engine.http.auth.jwks import MAX_AGE_SECONDS, REFRESH_SECONDS, KeySet
 from engine.org import ConfigError, OAuthConfig
 from tests.http.http_support import MIRA
 from tests.support.rpc import post

@@ -16,7 +16,7 @@ from jwt.algorithms import RSAAlgorithm
 
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from engine.http.oauth import OAuthVerifier
+from engine.http.auth import OAuthVerifier
 from engine.org import ConfigError, OAuthConfig, OrgConfig
 from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
 from tests.support.mcp import McpCaller

@@ -13,7 +13,7 @@ from mcp.server.auth.middleware.bearer_auth import AuthenticatedUser
 from mcp.server.auth.provider import AccessToken
 from pydantic import ConfigDict
 
-from engine.http.oauth import OAuthVerifier
+from engine.http.auth.oauth import OAuthVerifier
 from engine.identity import Identity
 from engine.org import OrgConfig
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import jwt
 
-from engine.http.jwks import KeySet
+from engine.http.auth.jwks import KeySet
 from engine.identity import Identity
 from engine.org import ConfigError, OAuthConfig, OrgConfig
 
