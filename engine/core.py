@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, ServerClock
 from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
+from engine.evaluator import CheckConfigError, Evaluator, build_evaluator
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id

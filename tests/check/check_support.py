@@ -14,9 +14,9 @@ from jsonschema import Draft202012Validator
 from starlette.requests import Request
 from starlette.responses import Response
 
-from engine.check.evaluator import Answer, CheckRequest, EvaluatorError
-from engine.check.verdict import Material
 from engine.document.model import CheckQuestion, Field, Step
+from engine.evaluator.base import Answer, CheckRequest, EvaluatorError
+from engine.evaluator.verdict import Material
 from tests.support.schemas import REGISTRY
 
 BASE = "https://agentprocess.io/schemas/core-2/"

@@ -7,15 +7,15 @@ from typing import Any
 
 import pytest
 
-from engine.check.config import (
+from engine.evaluator.base import CheckConfigError
+from engine.evaluator.config import (
     CheckConfig,
     CheckLimits,
     OpenAISettings,
     build_evaluator,
     parse_check_config,
 )
-from engine.check.evaluator import CheckConfigError
-from engine.check.scripted import ScriptedEvaluator
+from engine.evaluator.scripted import ScriptedEvaluator
 from tests.check.check_support import errors
 
 CONFIG = Path("/etc/apc/org.toml")

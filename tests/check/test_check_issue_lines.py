@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from engine.check.config import CheckLimits
-from engine.check.evaluator import Choice, Level, YesNo
-from engine.check.verdict import QuestionResult, Verdict, answer_text, issue_lines, judge
 from engine.document.model import CheckQuestion
+from engine.evaluator.base import Choice, Level, YesNo
+from engine.evaluator.config import CheckLimits
+from engine.evaluator.verdict import QuestionResult, Verdict, answer_text, issue_lines, judge
 from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()

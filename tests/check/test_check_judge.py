@@ -6,10 +6,10 @@ import math
 
 import pytest
 
-from engine.check.config import CheckLimits
-from engine.check.evaluator import Choice, EvaluatorError, Level, YesNo
-from engine.check.verdict import judge
 from engine.document.model import CheckQuestion
+from engine.evaluator.base import Choice, EvaluatorError, Level, YesNo
+from engine.evaluator.config import CheckLimits
+from engine.evaluator.verdict import judge
 from tests.check.check_support import CHOICE, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()

@@ -12,12 +12,12 @@ from typing import Any
 import httpx
 import pytest
 
-from engine.check.config import CheckLimits, build_evaluator, parse_check_config
-from engine.check.evaluator import CheckRequest, Choice, EvaluatorError, Level, YesNo
-from engine.check.openai import MAX_REPLY_BYTES, OpenAIEvaluator
-from engine.check.prompt import SYSTEM
-from engine.check.verdict import issue_lines, run_check
 from engine.document.model import CheckQuestion
+from engine.evaluator.base import CheckRequest, Choice, EvaluatorError, Level, YesNo
+from engine.evaluator.config import CheckLimits, build_evaluator, parse_check_config
+from engine.evaluator.openai import MAX_REPLY_BYTES, OpenAIEvaluator
+from engine.evaluator.prompt import SYSTEM
+from engine.evaluator.verdict import issue_lines, run_check
 from tests.check.check_support import (
     CHOICE,
     NOW,

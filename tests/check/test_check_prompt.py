@@ -6,8 +6,8 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
-from engine.check.evaluator import CheckRequest
-from engine.check.prompt import SYSTEM, messages
+from engine.evaluator.base import CheckRequest
+from engine.evaluator.prompt import SYSTEM, messages
 from tests.check.check_support import CHOICE, YES_NO, material
 
 

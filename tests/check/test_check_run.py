@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from engine.check.config import CheckLimits
-from engine.check.evaluator import Answer, CheckRequest, Choice, Level, YesNo
-from engine.check.verdict import issue_lines, run_check
+from engine.evaluator.base import Answer, CheckRequest, Choice, Level, YesNo
+from engine.evaluator.config import CheckLimits
+from engine.evaluator.verdict import issue_lines, run_check
 from tests.check.check_support import (
     CHOICE,
     INSTRUCTIONS,

@@ -6,11 +6,11 @@ from pathlib import Path
 
 import pytest
 
-from engine.check.config import CheckLimits
-from engine.check.evaluator import CheckConfigError, CheckRequest, Choice, EvaluatorError, Level, YesNo
-from engine.check.scripted import ScriptedEvaluator, parse_answers
-from engine.check.verdict import Verdict, run_check
 from engine.document.model import CheckQuestion
+from engine.evaluator.base import CheckConfigError, CheckRequest, Choice, EvaluatorError, Level, YesNo
+from engine.evaluator.config import CheckLimits
+from engine.evaluator.scripted import ScriptedEvaluator, parse_answers
+from engine.evaluator.verdict import Verdict, run_check
 from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO, assert_valid_verdict, material, vendor_step
 
 ANSWERS = f"""

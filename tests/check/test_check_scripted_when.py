@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from engine.check.evaluator import CheckConfigError, CheckRequest, YesNo
-from engine.check.scripted import ScriptedEvaluator, parse_answers
+from engine.evaluator.base import CheckConfigError, CheckRequest, YesNo
+from engine.evaluator.scripted import ScriptedEvaluator, parse_answers
 from tests.check.check_support import YES_NO, material
 
 ENTRY = f'process = "vendor-check"\nstep = "check_vendor"\nask = "{YES_NO.ask}"\n'

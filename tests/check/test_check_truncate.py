@@ -9,7 +9,7 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from engine.check.verdict import json_size, truncate_run_data
+from engine.evaluator.verdict import json_size, truncate_run_data
 
 
 def entry(at: str | None, summary: str) -> dict[str, Any]:

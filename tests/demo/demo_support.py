@@ -16,8 +16,8 @@ from typing import Any
 from console.demo.relations import Relations
 from console.demo.scene import Scene
 from console.demo.system import DemoSettings, DemoSystem
-from engine.check import CheckConfig
 from engine.clock import ManualClock
+from engine.evaluator import CheckConfig
 from engine.identity import agent
 from engine.org import OrgConfig
 from tests.support import org

@@ -12,11 +12,11 @@ from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scr
 from console.demo.system import DemoSettings
 from console.resources import bundled
 from console.samples import publish_samples
-from engine.check import CheckConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document import load_path
 from engine.document.model import Process
+from engine.evaluator import CheckConfig
 from engine.identity import Identity
 from tests.demo.demo_support import SAMPLES
 

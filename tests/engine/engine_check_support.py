@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from engine.check import Answer, CheckRequest, Choice, EvaluatorError, Level, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator import Answer, CheckRequest, Choice, EvaluatorError, Level, YesNo
 from engine.org import OrgConfig
 from tests.engine.engine_support import FIXTURES, MIRA, SCREENER, call, claim, make_org, ok, start, validator
 

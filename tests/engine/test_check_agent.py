@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.check import CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator import CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
 from tests.engine.engine_check_support import (
     CHOICE,
     PASS_VERDICT,

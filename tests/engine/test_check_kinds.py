@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from engine.check import Answer, CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
 from engine.clock import ManualClock
+from engine.evaluator import Answer, CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
 from tests.engine.engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
 from tests.engine.engine_support import (
     OPS,

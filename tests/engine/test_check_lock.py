@@ -9,9 +9,9 @@ from typing import Any
 
 import pytest
 
-from engine.check import YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator import YesNo
 from tests.engine.engine_check_support import (
     Judge,
     checked,

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from engine.check.config import CheckConfig, CheckLimits, OpenAISettings
-from engine.check.openai import OpenAIEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator.config import CheckConfig, CheckLimits, OpenAISettings
+from engine.evaluator.openai import OpenAIEvaluator
 from engine.org import ConfigError, OAuthConfig, OrgConfig
 from tests.engine.engine_check_support import YES_NO, publish_vendor_check, screening, submit
 from tests.engine.engine_support import SCREENER, call, err, ok

@@ -10,10 +10,10 @@ from typing import Any
 import pytest
 
 from engine import document
-from engine.check import CheckLimits, Material, run_check
-from engine.check.scripted import ScriptedEvaluator
 from engine.clock import ManualClock
 from engine.document.model import CHECK_PROFILE
+from engine.evaluator import CheckLimits, Material, run_check
+from engine.evaluator.scripted import ScriptedEvaluator
 from engine.tools.checking import open_lines
 from tests.engine.engine_check_support import checked_engine
 from tests.engine.engine_support import MIRA, SAMPLES, SCREENER, call, claim, err, ok, start, step_states

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from engine.check import Choice, Level, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator import Choice, Level, YesNo
 from tests.engine.engine_check_support import (
     CHOICE,
     PASS_VERDICT,

@@ -19,9 +19,9 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from engine.check.openai import OpenAIEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator.openai import OpenAIEvaluator
 from engine.http.app import RunningServer, start_server
 from engine.http.serve import ServeOptions, serve
 from tests.check.check_support import Stub, completion

@@ -18,10 +18,10 @@ import pytest
 from jsonschema import Draft202012Validator
 from referencing import Registry
 
-from engine.check.scripted import ScriptedEvaluator
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document import load_path
+from engine.evaluator.scripted import ScriptedEvaluator
 from engine.http.app import RunningServer
 from engine.http.tool_meta import ARGUMENT_WORDS, TOOL_ARGUMENT_WORDS, TOOLS, input_schema, output_schema
 from engine.identity import Identity

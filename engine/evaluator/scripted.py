@@ -35,7 +35,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from engine.check.evaluator import (
+from engine.evaluator.base import (
     Answer,
     CheckConfigError,
     CheckRequest,

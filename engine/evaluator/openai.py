@@ -18,8 +18,8 @@ from typing import Any
 import httpx
 from pydantic import BaseModel, Field, ValidationError
 
-from engine.check.evaluator import Answer, CheckRequest, Choice, EvaluatorError, Level, YesNo
-from engine.check.prompt import messages
+from engine.evaluator.base import Answer, CheckRequest, Choice, EvaluatorError, Level, YesNo
+from engine.evaluator.prompt import messages
 
 MAX_REPLY_BYTES = 1 << 20
 """A reply is a few hundred bytes; anything near this is not an answer."""

@@ -12,8 +12,7 @@ none is configured (then the server does not list `check-1`); `CheckLimits.wire(
 keys of `describe.limits`.
 """
 
-from engine.check.config import CheckConfig, CheckLimits, build_evaluator, parse_check_config
-from engine.check.evaluator import (
+from engine.evaluator.base import (
     Answer,
     CheckConfigError,
     CheckRequest,
@@ -23,7 +22,8 @@ from engine.check.evaluator import (
     Level,
     YesNo,
 )
-from engine.check.verdict import (
+from engine.evaluator.config import CheckConfig, CheckLimits, build_evaluator, parse_check_config
+from engine.evaluator.verdict import (
     Material,
     QuestionResult,
     Verdict,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from engine.check.evaluator import CheckRequest
+from engine.evaluator.base import CheckRequest
 
 SYSTEM = (
     "You judge one submission made for a step of a business process. Between <material> and "

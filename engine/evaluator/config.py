@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
-from engine.check.evaluator import CheckConfigError, Evaluator
+from engine.evaluator.base import CheckConfigError, Evaluator
 
 EvaluatorKind = Literal["openai", "scripted"]
 
@@ -138,8 +138,8 @@ def build_evaluator(config: CheckConfig, env: Mapping[str, str] | None = None) -
     here, not at the top: `engine.org` imports this module, every `apc` command imports that, and
     only a server needs an HTTP client.
     """
-    from engine.check.openai import OpenAIEvaluator
-    from engine.check.scripted import ScriptedEvaluator
+    from engine.evaluator.openai import OpenAIEvaluator
+    from engine.evaluator.scripted import ScriptedEvaluator
 
     if config.answers is not None:
         return ScriptedEvaluator.load(config.answers)

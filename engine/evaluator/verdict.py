@@ -15,8 +15,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
 
-from engine.check.config import CheckLimits
-from engine.check.evaluator import (
+from engine.clock import rfc3339
+from engine.document.model import CheckQuestion, Step
+from engine.evaluator.base import (
     Answer,
     CheckRequest,
     Choice,
@@ -26,8 +27,7 @@ from engine.check.evaluator import (
     YesNo,
     check_answer,
 )
-from engine.clock import rfc3339
-from engine.document.model import CheckQuestion, Step
+from engine.evaluator.config import CheckLimits
 
 log = logging.getLogger(__name__)
 
