@@ -236,8 +236,8 @@ _V7_POSTGRES = ""
 # its random id, so the rows the runs under way write go near the right edge of their B-tree, sharing
 # its last pages, rather than each dirtying (and splitting) a page of its own: fewer pages per commit,
 # less for the fsync. (Idempotency records stay a table appended at its end beside an index of their
-# ids: keyed by the id alone, WITHOUT ROWID, rows of half a KB at random places split pages so often
-# that a write dirtied three pages of them, not two.) PostgreSQL: nothing to change.
+# ids: keyed by the id alone, WITHOUT ROWID, rows of half a KB at random places would split pages so
+# often that a write dirtied more pages of them, not fewer.) PostgreSQL: nothing to change.
 _V8_SQLITE = """
 CREATE TABLE run_log_v8 (
     run_seq INTEGER NOT NULL, slot INTEGER NOT NULL, seq INTEGER NOT NULL, at TEXT NOT NULL,

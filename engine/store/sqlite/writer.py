@@ -45,10 +45,10 @@ INLINE_COMMIT_MS = 5.0
 """A COMMIT runs on the event loop's thread while commits take less than this (a moving average):
 about what ten requests of a batch take to run."""
 CHECKPOINT_EVERY = 400
-"""Requests committed between two checkpoints. Each one ends with the writer waiting for the catch-up
-(about half a millisecond: it syncs the database file), so they are not made too often: 400 lone
-requests leave about 3,500 WAL pages (14 MB), batched ones fewer (a batch writes a page once). At 32
-clients, 400 instead of 100 gave 3% more write calls/s."""
+"""Requests committed between two checkpoints. Each checkpoint ends with the writer waiting for the
+catch-up (it syncs the database file), so they are not made often; often enough that the WAL between
+two stays a few megabytes (batched requests leave fewer pages than lone ones: a batch writes a page
+once)."""
 
 
 @dataclass
