@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 REPO = Path(__file__).resolve().parents[2]
-TARGET = "tests/engine/test_query_plans_postgres.py::test_every_read_query_uses_an_index"
+TARGET = "tests/engine/store/test_query_plans_postgres.py::test_every_read_query_uses_an_index"
 NOWHERE = "postgresql://postgres:pw-not-shown@127.0.0.1:1/test"
 
 

@@ -18,7 +18,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.postgres import PostgresStore
 from tests.engine.engine_support import MIRA, OPS, SCREENER, THREE_AGENTS, call, make_org, ok, publish, start
-from tests.engine.test_people import APPROVAL, BIND
+from tests.engine.tools.test_people import APPROVAL, BIND
 
 SEQ_SCAN = re.compile(r"Seq Scan on (\w+)")
 

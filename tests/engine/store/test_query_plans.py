@@ -12,7 +12,7 @@ import pytest
 from engine.core import Engine
 from engine.store.sqlite import SqliteStore
 from tests.engine.engine_support import MIRA, OPS, SCREENER, THREE_AGENTS, call, ok, publish, start
-from tests.engine.test_people import APPROVAL, BIND
+from tests.engine.tools.test_people import APPROVAL, BIND
 
 FULL_SCAN = re.compile(
     r"\bSCAN (?!CONSTANT)(\w+)(?! USING (?:INTEGER PRIMARY KEY|(?:COVERING )?INDEX \w+ \())"

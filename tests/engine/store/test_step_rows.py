@@ -20,7 +20,7 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
-from tests.engine.old_schema import as_schema
+from tests.engine.store.old_schema import as_schema
 
 BIG = "x" * 100_000
 

@@ -19,7 +19,7 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
-from tests.engine.old_schema import as_schema
+from tests.engine.store.old_schema import as_schema
 
 TABLES = ("tokens", "ready_agent_steps", "timers")
 

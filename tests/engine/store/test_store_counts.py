@@ -13,7 +13,7 @@ from engine.core import Engine
 from engine.notify import NotifyTarget
 from engine.store.base import StoreCounts
 from tests.engine.engine_support import MIRA, OPS, SCREENER, call, make_org, ok, publish, start
-from tests.engine.old_schema import as_schema
+from tests.engine.store.old_schema import as_schema
 
 pytestmark = pytest.mark.both_stores
 

@@ -11,7 +11,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.migrations import SCHEMA_VERSION
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, claim, ok, publish, start
-from tests.engine.old_schema import as_schema
+from tests.engine.store.old_schema import as_schema
 from tests.support.org import make_org
 
 BY_RUN_ID = {

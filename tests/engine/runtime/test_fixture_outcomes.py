@@ -11,7 +11,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity
 from tests.engine.engine_support import FIXTURES, MIRA, OPS, SCREENER, Driver, call, ok, sample_value, start
-from tests.engine.test_publishing import bind_all
+from tests.engine.tools.test_publishing import bind_all
 
 pytestmark = pytest.mark.both_stores
 

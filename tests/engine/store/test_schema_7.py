@@ -11,7 +11,7 @@ from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.migrations import SCHEMA_VERSION
 from tests.engine.engine_support import THREE_AGENTS, call, claim, decide, ok, publish, start
-from tests.engine.old_schema import as_schema
+from tests.engine.store.old_schema import as_schema
 from tests.support.org import MIRA, OPS, SCREENER, make_org
 
 TABLES = ("work_items", "overdue_steps", "ready_agent_steps", "timers")

@@ -28,7 +28,7 @@ from tests.engine.engine_support import MIRA, call, make_org, ok
 
 pytestmark = pytest.mark.both_stores
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 CHILD = """
 import asyncio, sys, textwrap

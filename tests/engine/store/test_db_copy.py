@@ -17,7 +17,7 @@ from engine.core import Engine
 from engine.org import OrgConfig
 from engine.store.state import clock_mark, stamp
 from tests.engine.engine_support import MIRA, SCREENER, call, claim, make_org, ok, publish, start
-from tests.engine.test_outbox import REVIEWED, TARGETS
+from tests.engine.outbox.test_outbox import REVIEWED, TARGETS
 
 
 def _org() -> OrgConfig:
