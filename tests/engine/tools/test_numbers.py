@@ -1,7 +1,7 @@
 """Non-finite numbers never enter (spec §2.3: numbers are JSON numbers, and JSON has no NaN or
 infinity): any argument holding one is `invalid`, naming where, before anything else is looked at.
 Embedded callers reach the engine without JSON text in between, so the engine checks this itself; the
-HTTP edge also checks the exactness of the text (tests/http/test_exact_numbers.py)."""
+HTTP edge also checks the exactness of the text (tests/engine/http/test_exact_numbers.py)."""
 
 from __future__ import annotations
 

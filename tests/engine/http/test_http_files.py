@@ -13,7 +13,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.files import content_disposition, safe_file_name, safe_media_type
 from engine.identity import agent
-from tests.http.http_support import AGENT, REPORT, ok, rid
+from tests.engine.http.http_support import AGENT, REPORT, ok, rid
 
 
 async def upload(engine: Engine, name: str, content_type: str, content: bytes = REPORT) -> str:

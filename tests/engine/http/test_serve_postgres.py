@@ -11,7 +11,7 @@ from urllib.parse import urlsplit
 import pytest
 
 from engine.http.serve import EXIT_FAILED, ServeOptions, serve
-from tests.http.test_serve import serve_once, write_config
+from tests.engine.http.test_serve import serve_once, write_config
 from tests.support.ports import free_port
 
 PASSWORD = "s3cret-in-the-url"

@@ -1,7 +1,7 @@
 """Helpers for the endpoint tests: the org, the process they run, and schema checks of every envelope.
 
 The org and the envelope checks come from tests/support. Import with
-`from tests.http.http_support import ...`; the fixtures (`engine`, `server`, `clock`) are in conftest.py.
+`from tests.engine.http.http_support import ...`; the fixtures (`engine`, `server`, `clock`) are in conftest.py.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer, start_server
 from engine.http.auth import OAuthVerifier
 from engine.org import ConfigError, OAuthConfig, OrgConfig
-from tests.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
+from tests.engine.http.http_support import AGENT, LENA, MIRA, OMAR, err, ok, rid
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 from tests.support.rpc import headers, tool_call

@@ -16,7 +16,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.tool_meta import input_schema, output_schema
 from engine.tools.arguments import ARGUMENTS
-from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
+from tests.engine.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 
 
 class SdkCallers:

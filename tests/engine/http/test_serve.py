@@ -20,12 +20,12 @@ from engine.datafolder import FolderLock, default_data_dir
 from engine.http.app import RunningServer
 from engine.http.serve import ServeOptions, serve
 from engine.org import OrgConfig
-from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, SCREENING, ok
+from tests.engine.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, SCREENING, ok
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 from tests.support.processes import write_process
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 
 ORG = f"""
 [[groups]]

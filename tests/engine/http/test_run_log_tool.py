@@ -14,7 +14,7 @@ from engine.http.app import RunningServer, start_server
 from engine.http.standard_extras import standard_extras
 from engine.tools.dispatch import TOOL_ORDER
 from engine.tools.run_log import result_schema
-from tests.http.http_support import AGENT_TOKEN, LENA_TOKEN, OPS_TOKEN, rid
+from tests.engine.http.http_support import AGENT_TOKEN, LENA_TOKEN, OPS_TOKEN, rid
 from tests.support.mcp import McpCaller
 
 TOOL = "apc_run_log"

@@ -13,7 +13,7 @@ import pytest
 
 from engine.core import Engine
 from engine.http.app import RunningServer
-from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, ok
+from tests.engine.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, ok
 from tests.support.processes import write_process
 
 AMOUNTS = """

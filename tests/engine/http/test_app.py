@@ -13,7 +13,7 @@ from mcp.shared.exceptions import MCPError
 from engine.core import Engine
 from engine.http.app import RunningServer, first_free_port, max_request_bytes, start_server
 from engine.org import OrgConfig, ServerSettings
-from tests.http.http_support import AGENT_TOKEN, ok
+from tests.engine.http.http_support import AGENT_TOKEN, ok
 from tests.support.mcp import McpCaller
 
 # The starting ports lie below Linux's ephemeral range (32768-60999), where the outgoing connections of

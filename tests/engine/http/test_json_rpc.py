@@ -11,7 +11,7 @@ import httpx
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.tool_meta import input_schema, output_schema
-from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
+from tests.engine.http.http_support import AGENT_TOKEN, MIRA_TOKEN, err, full_run, ok
 from tests.support.mcp import McpCaller
 from tests.support.rpc import headers, post, tool_call
 

@@ -11,7 +11,7 @@ import pytest
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.tools import dispatch
-from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
+from tests.engine.http.http_support import AGENT, AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, err, ok, rid
 from tests.support.mcp import McpCaller
 from tests.support.rpc import ACCEPT, tool_call
 

@@ -22,11 +22,11 @@ from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.identity import Identity
 from engine.notify import NotifyTarget
-from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OPS
+from tests.engine.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OPS
 from tests.support.mcp import McpCaller
 from tests.support.processes import write_process
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[3]
 REVIEW = """
 ---
 name: review

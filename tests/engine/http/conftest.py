@@ -10,7 +10,7 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server
-from tests.http.http_support import BIND, SCREENING, make_org
+from tests.engine.http.http_support import BIND, SCREENING, make_org
 from tests.support.ports import free_port
 from tests.support.processes import publish
 

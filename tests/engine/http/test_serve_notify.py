@@ -16,7 +16,7 @@ from starlette.routing import Route
 
 from engine.http.app import RunningServer, serve_asgi
 from engine.http.serve import ServeOptions, serve
-from tests.http.http_support import MIRA, MIRA_TOKEN, ok
+from tests.engine.http.http_support import MIRA, MIRA_TOKEN, ok
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 from tests.support.processes import write_process

@@ -23,7 +23,7 @@ from engine.http.app import RunningServer, serve_asgi, start_server
 from engine.http.auth import OAuthVerifier
 from engine.http.auth.jwks import MAX_AGE_SECONDS, REFRESH_SECONDS, KeySet
 from engine.org import ConfigError, OAuthConfig
-from tests.http.http_support import MIRA
+from tests.engine.http.http_support import MIRA
 from tests.support.rpc import post
 
 ISSUER = "https://id.example.com"

@@ -9,7 +9,7 @@ from engine.core import Engine
 from engine.http.app import RunningServer, start_server
 from engine.http.auth import security_settings
 from engine.net import is_loopback
-from tests.http.http_support import AGENT_TOKEN
+from tests.engine.http.http_support import AGENT_TOKEN
 from tests.support.ports import free_port
 from tests.support.rpc import headers, tool_call
 

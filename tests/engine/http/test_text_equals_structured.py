@@ -16,7 +16,7 @@ import mcp_types as types
 from engine.core import Engine
 from engine.http.app import RunningServer
 from engine.http.endpoint import UNEXPECTED, result_of
-from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, full_run, rid
+from tests.engine.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, full_run, rid
 from tests.support.rpc import Rpc
 
 

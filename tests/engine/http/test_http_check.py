@@ -25,7 +25,7 @@ from engine.evaluator.openai import OpenAIEvaluator
 from engine.http.app import RunningServer, start_server
 from engine.http.serve import ServeOptions, serve
 from tests.check.check_support import Stub, completion
-from tests.http.http_support import (
+from tests.engine.http.http_support import (
     AGENT,
     AGENT_TOKEN,
     BIND,
@@ -41,7 +41,7 @@ from tests.http.http_support import (
 from tests.support.mcp import McpCaller
 from tests.support.ports import free_port
 
-FIXTURES = Path(__file__).resolve().parents[2].parent / "shared" / "agentprocess" / "conformance" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[3].parent / "shared" / "agentprocess" / "conformance" / "fixtures"
 YES_NO = "The cleared verdict matches what the attached report says."
 CHOICE = "What does the summary do?"
 RUBRIC = "How complete is the screening?"

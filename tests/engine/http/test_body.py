@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from engine.http.app import RunningServer, max_request_bytes
-from tests.http.http_support import AGENT_TOKEN, make_org
+from tests.engine.http.http_support import AGENT_TOKEN, make_org
 
 
 async def test_an_abandoned_slow_body_is_one_info_line(

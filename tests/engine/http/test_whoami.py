@@ -12,7 +12,7 @@ from engine.http.app import RunningServer, start_server
 from engine.http.standard_extras import standard_extras
 from engine.http.whoami import DATA_SCHEMA, INPUT_SCHEMA, TOOL
 from engine.tools.dispatch import TOOL_ORDER
-from tests.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OPS, OPS_TOKEN
+from tests.engine.http.http_support import AGENT, AGENT_TOKEN, MIRA, MIRA_TOKEN, OPS, OPS_TOKEN
 from tests.support.mcp import McpCaller
 
 

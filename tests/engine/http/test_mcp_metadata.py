@@ -26,7 +26,7 @@ from engine.http.app import RunningServer
 from engine.http.tool_meta import ARGUMENT_WORDS, TOOL_ARGUMENT_WORDS, TOOLS, input_schema, output_schema
 from engine.identity import Identity
 from engine.tools.arguments import ARGUMENTS
-from tests.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, make_org
+from tests.engine.http.http_support import AGENT_TOKEN, MIRA_TOKEN, OPS_TOKEN, make_org
 from tests.support.envelopes import output_problems
 from tests.support.mcp import McpCaller
 from tests.support.schemas import SPEC, validator
