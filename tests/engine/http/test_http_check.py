@@ -24,7 +24,7 @@ from engine.core import Engine
 from engine.evaluator.openai import OpenAIEvaluator
 from engine.http.app import RunningServer, start_server
 from engine.http.serve import ServeOptions, serve
-from tests.check.check_support import Stub, completion
+from tests.engine.evaluator.evaluator_support import Stub, completion
 from tests.engine.http.http_support import (
     AGENT,
     AGENT_TOKEN,

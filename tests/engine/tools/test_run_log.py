@@ -20,7 +20,6 @@ from engine.store.base import LOG_KINDS
 from engine.store.runlog import HEAD, RING, slot
 from engine.store.sqlite import SqliteStore
 from engine.tools.run_log import result_schema
-from tests.engine.engine_check_support import checked, judge
 from tests.engine.engine_support import (
     MIRA,
     OPS,
@@ -33,7 +32,8 @@ from tests.engine.engine_support import (
     publish,
     start,
 )
-from tests.engine.test_check_unsure import held
+from tests.engine.evaluator.engine_check_support import checked, judge
+from tests.engine.evaluator.test_check_unsure import held
 
 __all__ = ["checked", "judge"]
 

@@ -9,7 +9,7 @@ import pytest
 
 from engine.evaluator.base import CheckConfigError, CheckRequest, YesNo
 from engine.evaluator.scripted import ScriptedEvaluator, parse_answers
-from tests.check.check_support import YES_NO, material
+from tests.engine.evaluator.evaluator_support import YES_NO, material
 
 ENTRY = f'process = "vendor-check"\nstep = "check_vendor"\nask = "{YES_NO.ask}"\n'
 ANSWERS = f"""

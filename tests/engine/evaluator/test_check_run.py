@@ -10,7 +10,7 @@ import pytest
 from engine.evaluator.base import Answer, CheckRequest, Choice, Level, YesNo
 from engine.evaluator.config import CheckLimits
 from engine.evaluator.verdict import issue_lines, run_check
-from tests.check.check_support import (
+from tests.engine.evaluator.evaluator_support import (
     CHOICE,
     INSTRUCTIONS,
     NOW,

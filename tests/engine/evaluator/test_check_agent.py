@@ -7,7 +7,20 @@ from pathlib import Path
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.evaluator import CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
-from tests.engine.engine_check_support import (
+from tests.engine.engine_support import (
+    FIXTURES,
+    MIRA,
+    OPS,
+    SCREENER,
+    Driver,
+    call,
+    claim,
+    err,
+    make_org,
+    ok,
+    step_states,
+)
+from tests.engine.evaluator.engine_check_support import (
     CHOICE,
     PASS_VERDICT,
     RUBRIC,
@@ -21,19 +34,6 @@ from tests.engine.engine_check_support import (
     submit,
     vendor_verdict,
     without_urls,
-)
-from tests.engine.engine_support import (
-    FIXTURES,
-    MIRA,
-    OPS,
-    SCREENER,
-    Driver,
-    call,
-    claim,
-    err,
-    make_org,
-    ok,
-    step_states,
 )
 
 __all__ = ["checked", "judge"]

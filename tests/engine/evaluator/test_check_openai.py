@@ -18,7 +18,7 @@ from engine.evaluator.config import CheckLimits, build_evaluator, parse_check_co
 from engine.evaluator.openai import MAX_REPLY_BYTES, OpenAIEvaluator
 from engine.evaluator.prompt import SYSTEM
 from engine.evaluator.verdict import issue_lines, run_check
-from tests.check.check_support import (
+from tests.engine.evaluator.evaluator_support import (
     CHOICE,
     NOW,
     RUBRIC,

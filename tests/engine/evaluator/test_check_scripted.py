@@ -11,7 +11,15 @@ from engine.evaluator.base import CheckConfigError, CheckRequest, Choice, Evalua
 from engine.evaluator.config import CheckLimits
 from engine.evaluator.scripted import ScriptedEvaluator, parse_answers
 from engine.evaluator.verdict import Verdict, run_check
-from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO, assert_valid_verdict, material, vendor_step
+from tests.engine.evaluator.evaluator_support import (
+    CHOICE,
+    NOW,
+    RUBRIC,
+    YES_NO,
+    assert_valid_verdict,
+    material,
+    vendor_step,
+)
 
 ANSWERS = f"""
 default_yes = 0.95

@@ -12,14 +12,6 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.evaluator import YesNo
-from tests.engine.engine_check_support import (
-    Judge,
-    checked,
-    checked_engine,
-    judge,
-    screening,
-    submit,
-)
 from tests.engine.engine_support import (
     MIRA,
     OPS,
@@ -32,6 +24,14 @@ from tests.engine.engine_support import (
     publish,
     start,
     step_states,
+)
+from tests.engine.evaluator.engine_check_support import (
+    Judge,
+    checked,
+    checked_engine,
+    judge,
+    screening,
+    submit,
 )
 
 pytestmark = pytest.mark.both_stores

@@ -8,7 +8,19 @@ from typing import Any
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.evaluator import Choice, Level, YesNo
-from tests.engine.engine_check_support import (
+from tests.engine.engine_support import (
+    MIRA,
+    OPS,
+    SCREENER,
+    WORK_ITEM_VALIDATOR,
+    call,
+    claim,
+    decide,
+    err,
+    ok,
+    step_states,
+)
+from tests.engine.evaluator.engine_check_support import (
     CHOICE,
     PASS_VERDICT,
     RUBRIC,
@@ -22,18 +34,6 @@ from tests.engine.engine_check_support import (
     upload,
     vendor_verdict,
     without_urls,
-)
-from tests.engine.engine_support import (
-    MIRA,
-    OPS,
-    SCREENER,
-    WORK_ITEM_VALIDATOR,
-    call,
-    claim,
-    decide,
-    err,
-    ok,
-    step_states,
 )
 
 __all__ = ["checked", "judge"]

@@ -10,7 +10,7 @@ from engine.document.model import CheckQuestion
 from engine.evaluator.base import Choice, EvaluatorError, Level, YesNo
 from engine.evaluator.config import CheckLimits
 from engine.evaluator.verdict import judge
-from tests.check.check_support import CHOICE, RUBRIC, YES_NO
+from tests.engine.evaluator.evaluator_support import CHOICE, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()
 BARE_YES_NO = CheckQuestion(ask="The report covers both lists.", kind="yes_no")

@@ -12,7 +12,7 @@ from engine.document.model import CheckQuestion
 from engine.evaluator.base import Choice, Level, YesNo
 from engine.evaluator.config import CheckLimits
 from engine.evaluator.verdict import QuestionResult, Verdict, answer_text, issue_lines, judge
-from tests.check.check_support import CHOICE, NOW, RUBRIC, YES_NO
+from tests.engine.evaluator.evaluator_support import CHOICE, NOW, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()
 

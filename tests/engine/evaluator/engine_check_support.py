@@ -1,8 +1,8 @@
 """Helpers for the check-profile engine tests: a judge that answers by question text, the vendor-check
 fixture driven to its check, and the check-verdict schema.
 
-Import with `from engine_check_support import ...`, fixtures included: `judge` (a `Judge`) and
-`checked` (an engine with that judge as its evaluator and vendor-check published).
+Import with `from tests.engine.evaluator.engine_check_support import ...`, fixtures included: `judge`
+(a `Judge`) and `checked` (an engine with that judge as its evaluator and vendor-check published).
 """
 
 from __future__ import annotations

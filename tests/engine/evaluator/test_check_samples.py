@@ -15,8 +15,8 @@ from engine.document.model import CHECK_PROFILE
 from engine.evaluator import CheckLimits, Material, run_check
 from engine.evaluator.scripted import ScriptedEvaluator
 from engine.tools.checking import open_lines
-from tests.engine.engine_check_support import checked_engine
 from tests.engine.engine_support import MIRA, SAMPLES, SCREENER, call, claim, err, ok, start, step_states
+from tests.engine.evaluator.engine_check_support import checked_engine
 
 ANSWERS = SAMPLES / "check-answers.toml"
 CHECKED = sorted(

@@ -11,7 +11,7 @@ import uvicorn
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from tests.check.check_support import Stub
+from tests.engine.evaluator.evaluator_support import Stub
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from engine.core import Engine
 from engine.evaluator.config import CheckConfig, CheckLimits, OpenAISettings
 from engine.evaluator.openai import OpenAIEvaluator
 from engine.org import ConfigError, OAuthConfig, OrgConfig
-from tests.engine.engine_check_support import YES_NO, publish_vendor_check, screening, submit
 from tests.engine.engine_support import SCREENER, call, err, ok
+from tests.engine.evaluator.engine_check_support import YES_NO, publish_vendor_check, screening, submit
 
 ORG = """
 [[groups]]

@@ -11,7 +11,6 @@ import pytest
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.evaluator import YesNo
-from tests.engine.engine_check_support import Judge, checked_engine, verdict
 from tests.engine.engine_support import (
     MIRA,
     OMAR,
@@ -24,6 +23,7 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+from tests.engine.evaluator.engine_check_support import Judge, checked_engine, verdict
 
 pytestmark = pytest.mark.both_stores
 

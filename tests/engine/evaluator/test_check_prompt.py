@@ -8,7 +8,7 @@ from dataclasses import replace
 
 from engine.evaluator.base import CheckRequest
 from engine.evaluator.prompt import SYSTEM, messages
-from tests.check.check_support import CHOICE, YES_NO, material
+from tests.engine.evaluator.evaluator_support import CHOICE, YES_NO, material
 
 
 def hostile_request() -> CheckRequest:

@@ -10,7 +10,6 @@ import pytest
 
 from engine.clock import ManualClock
 from engine.evaluator import Answer, CheckConfig, CheckLimits, Choice, EvaluatorError, Level, YesNo
-from tests.engine.engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
 from tests.engine.engine_support import (
     OPS,
     SCREENER,
@@ -23,6 +22,7 @@ from tests.engine.engine_support import (
     start,
     step_states,
 )
+from tests.engine.evaluator.engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
 
 pytestmark = pytest.mark.both_stores
 

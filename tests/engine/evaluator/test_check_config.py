@@ -16,7 +16,7 @@ from engine.evaluator.config import (
     parse_check_config,
 )
 from engine.evaluator.scripted import ScriptedEvaluator
-from tests.check.check_support import errors
+from tests.engine.evaluator.evaluator_support import errors
 
 CONFIG = Path("/etc/apc/org.toml")
 OPENAI = {"evaluator": "openai", "base_url": "http://127.0.0.1:9/v1", "model": "small-judge"}
