@@ -1,7 +1,7 @@
 """The warning corpus: documents spec §2 does not refuse but whose author almost surely meant otherwise.
 
-Each file in tests/unit/warnings/ is valid (it loads, hashes and would publish) and lists in its body
-every warning the validator must report, exactly and in order. A refusal stays only where a spec
+Each file in tests/engine/document/warnings/ is valid (it loads, hashes and would publish) and lists in
+its body every warning the validator must report, exactly and in order. A refusal stays only where a spec
 sentence or the shared schema demands it; these cases were refusals before and are warnings now.
 """
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+REPO = Path(__file__).resolve().parents[1]
 TARGET = "tests/engine/store/test_query_plans_postgres.py::test_every_read_query_uses_an_index"
 NOWHERE = "postgresql://postgres:pw-not-shown@127.0.0.1:1/test"
 

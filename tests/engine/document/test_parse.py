@@ -20,7 +20,7 @@ from engine.document.parse import (
 
 NOT_OPENED = Issue("", "no frontmatter: the first line must be exactly '---'")
 NOT_CLOSED = Issue("", "frontmatter is not closed: no line '---' after the first")
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "agentprocess" / "conformance" / "fixtures"
+FIXTURES = Path(__file__).resolve().parents[4] / "shared" / "agentprocess" / "conformance" / "fixtures"
 
 
 # split_document

@@ -8,7 +8,7 @@ import pytest
 
 from engine.document import CHECK_PROFILE, PARALLEL_PROFILE, load_path
 
-REPO_DIR = Path(__file__).resolve().parents[2]
+REPO_DIR = Path(__file__).resolve().parents[3]
 SPEC_DIR = REPO_DIR.parent / "shared" / "agentprocess"
 """The reference copy of the specification: /work/shared/agentprocess."""
 

@@ -1,8 +1,8 @@
 """The invalid-document corpus: one PROCESS.md per refusal rule of spec §2 and of both profiles.
 
-Each file in tests/unit/invalid/ carries its own expectation in its body: the offender its first issue
-must name, then every issue the validator must report, exactly and in order. `apc validate
-tests/unit/invalid/*.md` shows the same lines.
+Each file in tests/engine/document/invalid/ carries its own expectation in its body: the offender its
+first issue must name, then every issue the validator must report, exactly and in order.
+`apc validate tests/engine/document/invalid/*.md` shows the same lines.
 """
 
 from __future__ import annotations
