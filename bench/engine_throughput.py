@@ -66,8 +66,7 @@ from engine.clock import SystemClock
 from engine.core import Engine, collect_less
 from engine.identity import Identity, agent, person
 from engine.org import OrgConfig, ServerSettings
-from engine.store.sqlite import SqliteStore, connect
-from engine.store.sqlite_tx import SqliteTransaction
+from engine.store.sqlite import SqliteStore, SqliteTransaction, connect
 
 PROCESS = """
 ---

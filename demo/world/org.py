@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from engine.check import CheckConfig
+from engine.evaluator import CheckConfig
 from engine.identity import Identity
 from engine.org import OrgConfig, ServerSettings, new_token
 

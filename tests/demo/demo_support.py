@@ -16,8 +16,8 @@ from typing import Any
 from demo.system import DemoSettings, DemoSystem
 from demo.world.relations import Relations
 from demo.world.scene import Scene
-from engine.check import CheckConfig
 from engine.clock import ManualClock
+from engine.evaluator import CheckConfig
 from engine.identity import agent
 from engine.org import OrgConfig
 from tests.support import org

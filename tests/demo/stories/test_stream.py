@@ -12,11 +12,11 @@ from console.samples import publish_samples
 from demo.stories.stream import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
 from demo.system import DemoSettings
 from demo.world.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
-from engine.check import CheckConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document import load_path
 from engine.document.model import Process
+from engine.evaluator import CheckConfig
 from engine.identity import Identity
 from tests.demo.demo_support import SAMPLES
 
