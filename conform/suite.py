@@ -19,6 +19,7 @@ from conform.checks import (
     parallel,
     people,
     processes,
+    races,
     waits,
 )
 from conform.registry import GROUPS, Check, declared
@@ -30,6 +31,7 @@ MODULES: tuple[ModuleType, ...] = (
     agent,
     idempotency,
     people,
+    races,
     waits,
     ending,
     lists,

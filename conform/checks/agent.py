@@ -3,7 +3,6 @@
 
 from __future__ import annotations
 
-import asyncio
 import base64
 import hashlib
 from typing import Any
@@ -623,25 +622,3 @@ async def run_data_cap(s: Session) -> None:
         decision="completed",
         output={"memo": "m" * cap},
     )
-
-
-@check(
-    "agent.claim-race",
-    "spec §6 rule 2 and the housekeeping rule",
-    covers=("claim/conflict:claimed_by_other",),
-)
-async def claim_race(s: Session) -> None:
-    """Two agents claiming at the same moment: one wins, the other is told it is claimed by another."""
-    run_id = await _chain_run(s)
-    first, second = await asyncio.gather(
-        s.send(s.agent, "claim", runId=run_id, stepId="draft"),
-        s.send(s.agent2, "claim", runId=run_id, stepId="draft"),
-    )
-    equal("outcomes", sorted([first["ok"], second["ok"]]), [False, True])
-    loser = first if not first["ok"] else second
-    equal(
-        "the loser's error",
-        (loser["error"]["code"], loser["error"].get("issues")),
-        ("conflict", ["claimed_by_other"]),
-    )
-    s.cover("claim/conflict:claimed_by_other")

@@ -8,7 +8,6 @@ earlier one.
 
 from __future__ import annotations
 
-import asyncio
 from typing import Any
 
 from conform.checks.common import VENDOR_STEP, vendor_at_approval
@@ -612,25 +611,3 @@ async def decide_fields(s: Session) -> None:
         "approval items after the refusals", (await s.view(view["run"]["id"]))["workItems"], view["workItems"]
     )
     equal("task items after the refusals", (await s.view(memo["run"]["id"]))["workItems"], memo["workItems"])
-
-
-@check(
-    "people.first-decision-wins",
-    "spec §3.4 (the first decision wins), the housekeeping rule",
-    covers=("decide/conflict:already_decided",),
-)
-async def first_decision_wins(s: Session) -> None:
-    """Two group members deciding at the same moment: one decision counts, the other is told."""
-    run_id = (await s.start("conform-chain", {"title": "Memo"}))["run"]["id"]
-    await s.work(run_id, "draft", {"text": "t"})
-    view = await s.work(run_id, "polish", {"text": "t"})
-    item = work_item(view, "approve")
-    common = {"runId": run_id, "workItemId": item["id"], "snapshot": item["snapshot"], "decision": "rejected"}
-    first, second = await asyncio.gather(
-        s.send(s.person1, "decide", note="Redo A.", **common),
-        s.send(s.person2, "decide", note="Redo B.", **common),
-    )
-    equal("outcomes", sorted([first["ok"], second["ok"]]), [False, True])
-    loser = first if not first["ok"] else second
-    equal("the loser's error", (loser["error"]["code"], loser["error"].get("issues")), ("conflict", ALREADY))
-    s.cover("decide/conflict:already_decided")
