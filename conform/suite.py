@@ -9,7 +9,6 @@ from __future__ import annotations
 from types import ModuleType
 
 from conform.checks import (
-    agent,
     arguments,
     checking,
     describe,
@@ -20,6 +19,7 @@ from conform.checks import (
     people,
     processes,
     races,
+    submissions,
     waits,
 )
 from conform.registry import GROUPS, Check, declared
@@ -28,7 +28,7 @@ MODULES: tuple[ModuleType, ...] = (
     describe,
     processes,
     arguments,
-    agent,
+    submissions,
     idempotency,
     people,
     races,
