@@ -16,11 +16,11 @@ from conform.checks import (
     idempotency,
     lists,
     parallel,
-    people,
     processes,
     races,
     submissions,
     waits,
+    work_items,
 )
 from conform.registry import GROUPS, Check, declared
 
@@ -30,7 +30,7 @@ MODULES: tuple[ModuleType, ...] = (
     arguments,
     submissions,
     idempotency,
-    people,
+    work_items,
     races,
     waits,
     ending,
