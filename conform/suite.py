@@ -11,6 +11,7 @@ from types import ModuleType
 from conform.checks import (
     arguments,
     checking,
+    claims,
     describe,
     ending,
     idempotency,
@@ -28,6 +29,7 @@ MODULES: tuple[ModuleType, ...] = (
     describe,
     processes,
     arguments,
+    claims,
     submissions,
     idempotency,
     work_items,

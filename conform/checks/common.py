@@ -1,4 +1,5 @@
-"""Steps many checks share: a vendor screening up to its approval, the server's time, file fetches."""
+"""Steps many checks share: fresh runs, a vendor screening up to its approval, the server's time,
+file fetches."""
 
 from __future__ import annotations
 
@@ -20,6 +21,16 @@ VENDOR_STEP = {
     ],
 }
 """`claim.step` of conform-vendor's first step, exactly as the process writes it."""
+
+
+async def vendor_run(s: Session) -> str:
+    """A fresh conform-vendor run, its first step ready for an agent: its id."""
+    return str((await s.start("conform-vendor", {"vendorName": "Acme"}))["run"]["id"])
+
+
+async def chain_run(s: Session) -> str:
+    """A fresh conform-chain run, its `draft` step ready for an agent: its id."""
+    return str((await s.start("conform-chain", {"title": "Memo"}))["run"]["id"])
 
 
 async def vendor_submission(

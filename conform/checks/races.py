@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import asyncio
 
+from conform.checks.common import chain_run
 from conform.expect import equal
 from conform.registry import check
 from conform.session import Session, work_item
@@ -19,7 +20,7 @@ from conform.session import Session, work_item
 )
 async def claim_race(s: Session) -> None:
     """Two agents claiming at the same moment: one wins, the other is told it is claimed by another."""
-    run_id = (await s.start("conform-chain", {"title": "Memo"}))["run"]["id"]
+    run_id = await chain_run(s)
     first, second = await asyncio.gather(
         s.send(s.agent, "claim", runId=run_id, stepId="draft"),
         s.send(s.agent2, "claim", runId=run_id, stepId="draft"),
