@@ -55,6 +55,13 @@ async def vendor_at_approval(s: Session, who: Actor | None = None, **extra: Any)
     return await s.ok(s.agent, "submit", **await vendor_submission(s, claimed["token"]))
 
 
+async def desk_at_fix(s: Session) -> dict[str, Any]:
+    """A conform-desk run person2 started, triaged: the view with `fix` assigned to person1."""
+    view = await s.start("conform-desk", {"ticket": "T-9", "owner": s.person1.value}, s.person2)
+    triaged: dict[str, Any] = await s.work(view["run"]["id"], "triage", {"priority": "low"})
+    return triaged
+
+
 async def server_time(s: Session) -> str:
     """The server's time now, read from a write: the start of a throwaway run."""
     view = await s.start("conform-queue", {"n": 0})
