@@ -52,7 +52,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -61,53 +60,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import pg_throughput
 from bench.old_mcp_client import McpHttpClient
-from engine.clock import SystemClock
+from bench.serving import ORG_TOML, agents_toml, free_port, wait_serving
+from bench.workload import (
+    REVIEWER,
+    TRANSITIONS_PER_RUN,
+    WRITES_PER_RUN,
+    checked,
+    drive_runs,
+    open_engine,
+    write_processes,
+)
 from engine.core import Engine, collect_less
 from engine.identity import Identity, agent, person
-from engine.org import OrgConfig, ServerSettings
 from engine.store.sqlite import SqliteStore, SqliteTransaction, connect
 
-PROCESS = """
----
-name: three-steps
-description: Three agent steps.
-steps:
-  - id: one
-    agent: First.
-    output: { note: string }
-  - id: two
-    agent: Second.
-    output: { note: string }
-  - id: three
-    agent: Third.
-    output: { note: string }
-  - id: done
-    finish: finished
----
-"""
-REVIEWED = """
----
-name: reviewed
-description: Fill the run data, work on, then a person approves.
-steps:
-  - id: fill
-    agent: Put the data in.
-    output: { note: string }
-  - id: work
-    agent: Work on it.
-    output: { note: string }
-  - id: review
-    person: reviewers
-    approve: Approve.
-  - id: done
-    finish: approved
----
-"""
-STEPS = ("one", "two", "three")
-WRITES_PER_RUN = 1 + 2 * len(STEPS)
-TRANSITIONS_PER_RUN = 2 * len(STEPS) + 1
-REVIEWER = "rita@example.com"
 SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}
 
 
@@ -122,68 +90,6 @@ def ratio(what: str, value: float) -> None:
 def pair_ratios(values: list[float]) -> None:
     """Each interleaved pair's ratio, in order of size: the spread behind a median."""
     print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(values))}", flush=True)
-
-
-def write_processes(root: Path) -> dict[str, Path]:
-    folders = {}
-    for name, text in (("three-steps", PROCESS), ("reviewed", REVIEWED)):
-        folder = root / "processes" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "PROCESS.md").write_text(textwrap.dedent(text).lstrip())
-        folders[name] = folder
-    return folders
-
-
-def bench_org(agents: int) -> OrgConfig:
-    return OrgConfig.build(
-        groups={"reviewers": [REVIEWER]},
-        people={REVIEWER: "bench-person-token"},
-        agents={f"a_{n}": f"bench-agent-token-{n}" for n in range(agents)},
-        server=ServerSettings(run_data_bytes=1_100_000),
-    )
-
-
-async def open_engine(root: Path, name: str) -> Engine:
-    engine = await Engine.open(root / name, bench_org(32), clock=SystemClock())
-    folders = write_processes(root)
-    assert (await engine.publish(folders["three-steps"], {})).ok
-    assert (await engine.publish(folders["reviewed"], {"reviewers": "reviewers"})).ok
-    return engine
-
-
-def checked(reply: dict[str, Any]) -> Any:
-    if not reply["ok"]:
-        raise RuntimeError(reply)
-    return reply["data"]
-
-
-async def drive_runs(
-    call: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], tag: str, runs: int
-) -> list[float]:
-    """`runs` runs of the 3-step process, one call after another; the milliseconds of each call."""
-    took: list[float] = []
-
-    async def timed(tool: str, arguments: dict[str, Any]) -> Any:
-        started = time.perf_counter()
-        reply = await call(tool, arguments)
-        took.append((time.perf_counter() - started) * 1000)
-        return checked(reply)
-
-    for n in range(runs):
-        run = await timed("start_run", {"process": "three-steps", "inputs": {}, "requestId": f"s{tag}-{n}"})
-        run_id = run["run"]["id"]
-        for step in STEPS:
-            claim = await timed("claim", {"runId": run_id, "stepId": step, "requestId": f"c{tag}-{n}{step}"})
-            await timed(
-                "submit",
-                {
-                    "token": claim["token"],
-                    "output": {"note": step},
-                    "summary": "s",
-                    "requestId": f"u{tag}-{n}{step}",
-                },
-            )
-    return took
 
 
 def caller(engine: Engine, n: int) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
@@ -351,23 +257,6 @@ async def per_tool_cost(root: Path, samples: int) -> dict[tuple[str, str], float
     return costs
 
 
-ORG_TOML = """
-[server]
-run_data_bytes = 1100000
-
-[[groups]]
-id = "reviewers"
-members = ["{reviewer}"]
-
-[[people]]
-email = "{reviewer}"
-token = "bench-person-token"
-
-[[processes]]
-path = "processes/three-steps"
-"""
-
-
 @dataclass
 class McpFigures:
     calls_per_s: float
@@ -383,7 +272,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     base = root / f"serve-{agents}"
     write_processes(base)
     (base / "org.toml").write_text(ORG_TOML.format(reviewer=REVIEWER) + agents_toml(agents))
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(base / "org.toml")]
     command += ["--data", str(base / "data"), "--port", str(port)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
@@ -416,30 +305,6 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     p99 = statistics.quantiles(took, n=100, method="inclusive")[98]
     first = [ms for values in warm for ms in values]
     return McpFigures(len(took) / elapsed, statistics.median(took), p99, len(first) / warm_s, max(first))
-
-
-def agents_toml(agents: int) -> str:
-    """The `[[agents]]` tables of `agents` bench agents, a_0 .. a_{agents-1}, with their tokens."""
-    return "".join(f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents))
-
-
-async def wait_serving(process: subprocess.Popen[str], log: Path) -> None:
-    """Until `apc serve`, logging to `log`, says it is serving (a minute at most); its log if it stopped."""
-    for _ in range(600):
-        if " serving " in log.read_text():
-            return
-        if process.poll() is not None:
-            raise RuntimeError(f"apc serve stopped: {log.read_text()}")
-        await asyncio.sleep(0.1)
-    raise RuntimeError("apc serve did not start")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 SPIFF_SETTINGS = (
@@ -562,8 +427,6 @@ async def main() -> None:
         action="store_true",
         help="only the single client's pairs, its CPU per call, and SpiffWorkflow",
     )
-    from bench import pg_throughput  # here: it takes the runs' process from this module
-
     pg_throughput.add_options(parser)
     options = parser.parse_args()
     if options.store == "postgresql":

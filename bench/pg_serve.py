@@ -27,17 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.engine_throughput import (
-    ORG_TOML,
-    REVIEWER,
-    _free_port,
-    agents_toml,
-    drive_runs,
-    wait_serving,
-    write_processes,
-)
 from bench.old_mcp_client import McpHttpClient
 from bench.pg_throughput import DEFAULT_DATABASE, fresh_schema
+from bench.serving import ORG_TOML, agents_toml, free_port, wait_serving
+from bench.workload import REVIEWER, drive_runs, write_processes
 
 SHARED = "[server]\nsecrets_file = 'secrets.key'\nfiles = 'files'\n"
 """Servers on one database share the secrets file and the uploaded files."""
@@ -88,7 +81,7 @@ def machine_seconds() -> float:
 
 
 def launch(root: Path, n: int, url: str) -> tuple[subprocess.Popen[str], int, Path]:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, __file__, "--serve-child", str(root / f"ticks{n}"), "serve"]
     command += ["--config", str(root / "org.toml"), "--data", str(root / f"data{n}"), "--port", str(port)]
     command += ["--database", url]

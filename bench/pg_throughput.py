@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import psycopg
 from psycopg import sql
 
-from bench.engine_throughput import PROCESS, STEPS, WRITES_PER_RUN
+from bench.workload import PROCESS, STEPS, WRITES_PER_RUN
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.identity import agent
