@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.old_mcp_client import McpHttpClient
-from bench.pg_throughput import DEFAULT_DATABASE, fresh_schema
+from bench.pg_schema import add_database_option, fresh_schema
 from bench.serving import ORG_TOML, agents_toml, free_port, wait_serving
 from bench.workload import REVIEWER, drive_runs, write_processes
 
@@ -152,7 +152,7 @@ SHOWN = {  # what, and its unit, by the field of Figures
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database", default=os.environ.get("APC_TEST_DATABASE_URL") or DEFAULT_DATABASE)
+    add_database_option(parser)
     parser.add_argument("--agents", type=int, default=24, help="MCP agents, spread over the servers")
     parser.add_argument(
         "--runs-each", type=int, default=10, help="runs each agent drives (7 write calls each)"
