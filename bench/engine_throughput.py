@@ -1,39 +1,12 @@
 """Engine write throughput, each figure beside a baseline measured in the same run.
 
-- single client: runs of a 3-step agent process through `engine.call` (1 start_run + 3 x (claim,
-  submit) = 7 write calls, 7 step transitions per run), beside bare aiosqlite insert+commit/s (WAL,
-  synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents),
-  as `--rounds` interleaved pairs (7 unless given): a burst of runs, then as many bare commits, so a
-  disk whose speed drifts over seconds (an fsync here takes one of two typical times, changing every
-  few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
-  then, once each, with and without the run log's insert (its cost);
-- 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
-  (write requests per commit), the event loop thread's CPU per write call and the share of the wall
-  time that thread was busy (near 1 when its CPU, not the batch's one fsync, bounds them), and the
-  ratio to the single-client rate;
-  every engine figure is taken after a warm-up run per client (not counted), as a server runs;
-- per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
-- 8 and 32 concurrent MCP agents against `apc serve` (a separate process), their clients made before
-  the clock starts: calls/s, p50 and p99 after a warm-up run each (its rate and slowest call printed
-  apart: the connections opening, the server's first calls);
-- SpiffWorkflow, when installed (a bench-only extra: `pip install -e '.[bench]'`, never a dependency
-  of the engine; without it the figure is skipped and the reason printed): a workflow of three
-  sequential tasks (Spiff's own spec API, no BPMN parsing in the loop), the whole workflow serialised
-  with Spiff's JSON serializer after every task it runs and written to SQLite in our store's mode
-  (WAL, synchronous=FULL, one autocommit statement, so one commit, per transition); its durable
-  transitions/s beside 32 concurrent clients' as interleaved pairs (a burst of our runs, then as many
-  Spiff workflows: the median of the pairs' ratios), and beside the single client's median.
-
-The bench's process sets Python's collector as `apc serve` does (`engine.core.collect_less`).
-
-With `--store postgresql` the runs go through engines on one PostgreSQL database instead, 1 and 3
-servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`). With `--profile`
-only the single-client loop runs, under cProfile counting the event loop thread's CPU time, and where
-a write call's time goes is printed by part (SQLite, JSON, the engine's layers, the event loop), with
-the wall time the thread spent waiting (the fsync, the scheduler).
-
-With `--single` only the single client's pairs run, with the event loop thread's CPU per write call,
-and SpiffWorkflow beside it (and beside 32 concurrent clients).
+The baseline (bare aiosqlite insert+commit, in interleaved pairs with the engine's bursts) makes a
+figure read as a share of what this disk allows, not a number that moves with the machine. Figures:
+a single client through `engine.call`; 8 and 32 concurrent clients (calls, commits, batch size, the
+event loop thread's CPU per call); renew, submit and decide at 1 KB to 1 MB of run data; MCP agents
+against `apc serve`; SpiffWorkflow's durable transitions when the `bench` extra is installed.
+`--store postgresql` runs `bench/pg_throughput.py`'s figures instead; `--profile` shows where a
+single client's call spends its CPU; `--single` runs only the pairs and SpiffWorkflow.
 
     .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
                                                 [--profile] [--rounds N] [--single]
@@ -282,7 +255,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
         await wait_serving(server, base / "serve.log")
         url = f"http://127.0.0.1:{port}/mcp"
 
-        # Made before the clock starts: each makes an SSL context, ~15 ms of this process's CPU.
+        # Made before the clock starts: each makes an SSL context, which costs this process's CPU.
         clients = [McpHttpClient(url, f"bench-agent-token-{n}") for n in range(agents)]
         async with contextlib.AsyncExitStack() as stack:
             for client in clients:

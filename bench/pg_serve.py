@@ -5,8 +5,8 @@ Each agent's client is made, and a warm-up run driven, before the clock starts; 
 its runs (3-step runs, one call after another). Printed per server count: write calls/s, p50 and p99
 of a call, CPU time per call (the servers', and the whole machine's busy time: Linux /proc, noisy on a
 shared machine), and the times each server applied due timers (`Engine.tick`, counted by this bench in
-the server process) per second of the measured window: other servers' commits wake a server to tick,
-the cost issue #16 is about. `--rounds` times in turn (the medians, and each round's figures).
+the server process) per second of the measured window: other servers' commits wake a server to tick.
+`--rounds` times in turn (the medians, and each round's figures).
 
     .venv/bin/python bench/pg_serve.py [--agents N] [--runs-each N] [--rounds N] [--database URL]
 """
