@@ -331,7 +331,7 @@ class Spiff:
         self._db.close()
 
 
-PROFILE_PARTS = (
+PROFILE_PARTS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     # (part, test on a profiled function's file and name); the first that matches takes its time.
     ("SQLite statements and COMMIT", lambda file, name: "sqlite3." in name),
     ("JSON", lambda file, name: "/json/" in file or "_json" in name),
