@@ -1,5 +1,5 @@
 """Steps many checks share: fresh runs, a vendor screening up to its approval, the server's time,
-file fetches."""
+file fetches, the shape of a work item's decide call."""
 
 from __future__ import annotations
 
@@ -8,6 +8,7 @@ from typing import Any
 import httpx
 
 from conform.config import Actor
+from conform.expect import equal
 from conform.session import Session
 
 VENDOR_STEP = {
@@ -75,6 +76,24 @@ async def fetch(url: str, token: str) -> tuple[int, bytes]:
         if response.status_code in (401, 403):
             response = await client.get(url, headers={"Authorization": f"Bearer {token}"})
         return response.status_code, response.content
+
+
+def expect_decide_call(item: dict[str, Any], run_id: str, decisions: list[str]) -> None:
+    """A work item's `decide` is the exact call to make: its run, item and snapshot, the decisions it takes."""
+    equal(
+        "decide call",
+        item["decide"],
+        {
+            "tool": "decide",
+            "arguments": {
+                "runId": run_id,
+                "workItemId": item["id"],
+                "snapshot": item["snapshot"],
+                "requestId": item["decide"]["arguments"]["requestId"],
+            },
+            "decisions": decisions,
+        },
+    )
 
 
 def file_items(value: Any) -> list[dict[str, Any]]:

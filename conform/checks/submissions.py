@@ -10,6 +10,7 @@ from typing import Any
 from conform.checks.common import (
     VENDOR_STEP,
     chain_run,
+    expect_decide_call,
     fetch,
     file_items,
     vendor_at_approval,
@@ -287,20 +288,7 @@ async def escalate(s: Session) -> None:
     )
     equal_time("escalation.at", escalation["at"], view["run"]["updatedAt"])
     equal("assignedTo form", sorted(item["assignedTo"]), ["group"])
-    equal(
-        "decide call",
-        item["decide"],
-        {
-            "tool": "decide",
-            "arguments": {
-                "runId": run_id,
-                "workItemId": item["id"],
-                "snapshot": item["snapshot"],
-                "requestId": item["decide"]["arguments"]["requestId"],
-            },
-            "decisions": ["returned", "completed", "failed"],
-        },
-    )
+    expect_decide_call(item, run_id, ["returned", "completed", "failed"])
     inbox = [i for i in await s.everything(s.operator, "get_work", limit=100) if i["runId"] == run_id]
     equal("operator's get_work items of the run", [i["workItem"]["id"] for i in inbox], [item["id"]])
     equal(

@@ -5,27 +5,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from conform.checks.common import VENDOR_STEP, desk_at_fix, vendor_at_approval
+from conform.checks.common import VENDOR_STEP, desk_at_fix, expect_decide_call, vendor_at_approval
 from conform.expect import equal, equal_time, near, true
 from conform.registry import check
 from conform.session import Session, at_offset, states, step_entry, work_item
-
-
-def _decide_call(item: dict[str, Any], run_id: str, decisions: list[str]) -> None:
-    equal(
-        "decide call",
-        item["decide"],
-        {
-            "tool": "decide",
-            "arguments": {
-                "runId": run_id,
-                "workItemId": item["id"],
-                "snapshot": item["snapshot"],
-                "requestId": item["decide"]["arguments"]["requestId"],
-            },
-            "decisions": decisions,
-        },
-    )
 
 
 def _item_fields(item: dict[str, Any]) -> dict[str, Any]:
@@ -53,7 +36,7 @@ async def approval_item(s: Session) -> None:
             "mode": "test",
         },
     )
-    _decide_call(item, view["run"]["id"], ["approved", "rejected", "failed"])
+    expect_decide_call(item, view["run"]["id"], ["approved", "rejected", "failed"])
     equal("snapshot of the decide call", item["decide"]["arguments"]["snapshot"], item["snapshot"])
 
 
@@ -100,7 +83,7 @@ async def task_item(s: Session) -> None:
             "mode": "test",
         },
     )
-    _decide_call(item, view["run"]["id"], ["completed", "failed"])
+    expect_decide_call(item, view["run"]["id"], ["completed", "failed"])
     view = await s.decide(
         s.person1,
         view,
