@@ -13,7 +13,8 @@ from apc.cli import main as apc
 from conform import config as conform_config
 from conform.catalog import earlier, shipped
 from conform.cli import EXIT_SETUP, EXIT_USAGE, main
-from conform.registry import GROUPS, checks
+from conform.registry import GROUPS
+from conform.suite import checks
 from engine.core import Engine
 from engine.org import OrgConfig
 
