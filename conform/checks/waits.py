@@ -243,16 +243,12 @@ async def event_unmatched(s: Session) -> None:
 @check(
     "time.event-rules",
     "spec §3.6 (names, who sends), §6 rule 3 (the cap bounds held event data)",
-    covers=(
-        "send_event/invalid",
-        "send_event/forbidden",
-        "send_event/not_found",
-        "send_event/not_accepted",
-        "get_run/not_found",
-    ),
+    covers=("send_event/invalid", "send_event/forbidden", "send_event/not_found", "get_run/not_found"),
 )
 async def event_rules(s: Session) -> None:
-    """Names match the step id pattern; only agents and operators send; data within the run-data cap."""
+    """Names match the step id pattern; only agents and operators send; data within the run-data cap,
+    `invalid` over it as inputs over it are at start (`agent.run-data-cap`): both are the call's own
+    data, where `not_accepted` is for a submission of work (spec §4.3)."""
     run_id = await _settlement(s)
     for name in ("Payment", "1payment", "pay ment", "", "p" * 65):
         await s.refused(s.agent, "send_event", "invalid", runId=run_id, name=name)
@@ -261,9 +257,7 @@ async def event_rules(s: Session) -> None:
     await s.refused(s.agent, "send_event", "not_found", runId="r_conform_no_such_run", name="payment")
     await s.refused(s.operator, "get_run", "not_found", runId="r_conform_no_such_run")
     cap = int(s.described["limits"]["runDataBytes"])
-    await s.refused(
-        s.agent, "send_event", "not_accepted", runId=run_id, name="payment", data={"blob": "b" * cap}
-    )
+    await s.refused(s.agent, "send_event", "invalid", runId=run_id, name="payment", data={"blob": "b" * cap})
     equal(
         "a small event",
         await s.ok(s.agent, "send_event", runId=run_id, name="payment", data={"n": 1}),
