@@ -3,7 +3,8 @@
 Each case is loaded whole (`engine.document.load`: split, parse, validate, hash), best of a few
 rounds. The baseline is the largest sample process; the ratios say how many ordinary documents the
 worst case costs. The bounds themselves are tested by counting parser events and values
-(tests/engine/document/test_parse_bound.py, tests/engine/document/test_parse.py), never by time.
+(tests/engine/document/test_parse_bound.py, tests/engine/document/test_parse.py), and the shapes found
+slow to refuse by their time as a ratio to a fixture's load in the same test.
 
     .venv/bin/python bench/document_bounds.py [--rounds N]
 """
@@ -19,6 +20,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from engine.document import load
+from engine.document.bounds import MAX_FRONTMATTER_BYTES
 from engine.document.parse import MAX_EVENTS
 
 SAMPLE = Path(__file__).resolve().parents[1] / "sample_processes" / "production-change-release" / "PROCESS.md"
@@ -29,12 +31,35 @@ def document(frontmatter: str) -> str:
 
 
 def flow_list() -> str:
-    """One long flow list just under the 256 KiB frontmatter cap: refused at the event cap."""
-    return document("x: [" + ",".join(["a"] * 125_000) + "]\n")
+    """One long flow list just under the frontmatter cap: refused at the event cap."""
+    return document("x: [" + ",".join(["a"] * 30_000) + "]\n")
 
 
 def block_keys() -> str:
-    return document("x:\n" + "".join(f"  k{i}: v\n" for i in range(20_000)))
+    return document("x:\n" + "".join(f"  k{i}: v\n" for i in range(6_000)))
+
+
+def nested_json() -> str:
+    """JSON nested 70 levels deep, one level a line (3.6 KB): refused by the depth scan, unparsed."""
+    return document(
+        '{"name": "deep", "k":\n'
+        + "".join(" " * i + '{"a": "b", "c":\n' for i in range(70))
+        + "1"
+        + "}" * 71
+        + "\n"
+    )
+
+
+def huge_value() -> str:
+    """One 140 KB value: refused by its size, unparsed."""
+    return document("name: huge\ndescription: " + "word a:b c#d " * 10_770 + "\n")
+
+
+def largest_value() -> str:
+    """One value as large as the cap lets a document be: parsed whole, character by character."""
+    return document(
+        "name: huge\ndescription: " + "word a:b c#d " * ((MAX_FRONTMATTER_BYTES - 100) // 13) + "\n"
+    )
 
 
 def aliases() -> str:
@@ -70,8 +95,11 @@ def main() -> None:
     print(f"event cap: {MAX_EVENTS} events")
     print(f"baseline (largest sample process, accepted): {baseline * 1000:.1f} ms")
     cases: list[tuple[str, Callable[[], str]]] = [
-        ("flow list of 125000 items, 250 KB", flow_list),
-        ("20000 block keys, 200 KB", block_keys),
+        ("flow list of 30000 items, 60 KB", flow_list),
+        ("6000 block keys, 60 KB", block_keys),
+        ("JSON nested 70 levels, 3.6 KB", nested_json),
+        ("one value of 140 KB", huge_value),
+        ("one value just under the frontmatter cap", largest_value),
         ("aliases expanding past the value cap", aliases),
         ("800 valid steps near the event cap", many_steps),
     ]

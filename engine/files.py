@@ -37,6 +37,12 @@ class FileError(ValueError):
     """An upload that cannot be stored; the message is a wire issue such as `contentBase64: ...`."""
 
 
+class Unverified(LookupError):
+    """A file that does not verify (spec §5), the message saying why: `not found` in this
+    organization, or `changed since upload` when its stored bytes no longer hash to what was recorded
+    at upload (or are gone), so the uploader knows to upload it again rather than look for a typo."""
+
+
 class Files:
     def __init__(self, root: Path, store: Store, secret: bytes, clock: Clock, base_url: str) -> None:
         self.root = root
@@ -86,19 +92,21 @@ class Files:
             os.close(dir_fd)
         return sha256
 
-    async def verify(self, file_id: str) -> FileRecord | None:
-        """The file's record when it exists and its stored bytes still hash to what was recorded."""
+    async def verify(self, file_id: str) -> FileRecord:
+        """The file's record when it exists and its stored bytes still hash to what was recorded;
+        `Unverified` otherwise."""
         record = await self._store.get_file(file_id)
         if record is None:
-            return None
+            raise Unverified("not found")
         blob = self._blob(record.sha256)
         if not blob.is_file() or await asyncio.to_thread(_hash_file, blob) != record.sha256:
-            return None
+            raise Unverified("changed since upload")
         return record
 
     async def open(self, file_id: str) -> StoredFile | None:
-        record = await self.verify(file_id)
-        if record is None:
+        try:
+            record = await self.verify(file_id)
+        except Unverified:
             return None
         return StoredFile(
             self._blob(record.sha256), record.file_name, record.content_type, record.bytes, record.sha256

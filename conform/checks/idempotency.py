@@ -42,6 +42,35 @@ async def start_run(s: Session) -> None:
     equal("runs with the tag", await _runs_tagged(s, tag), [first["run"]["id"]])
 
 
+@check("idempotency.same-json", "spec §4 (a repeat with the same arguments; RFC 8785 JSON)")
+async def same_json(s: Session) -> None:
+    """A repeat whose arguments are the same JSON written otherwise (`1` and `1.0` are one number, as
+    RFC 8785 writes both) and that writes out a default it omitted (`mode` omitted is "live") is the
+    same call: the original result, and no second run. Other arguments are still `conflict`."""
+    tag = str(uuid.uuid4())
+    inputs = {
+        "s": tag,
+        "n": 1,
+        "b": False,
+        "d": "2026-02-28",
+        "dt": "2026-10-07T09:00:00Z",
+        "l": [2, 0.5],
+        "o": {"k": [3]},
+        "p": s.person2.value,
+    }
+    spelled = {**inputs, "n": 1.0, "l": [2.0, 0.5], "o": {"k": [3.0]}}
+    arguments = {"process": "conform-typed", "requestId": rid()}
+    first = await s.ok(s.agent, "start_run", inputs=inputs, **arguments)
+    again = await s.ok(s.agent, "start_run", inputs=spelled, mode="live", **arguments)
+    equal("the repeat written otherwise, as JSON text", wire(again), wire(first))
+    for other in ({"inputs": {**inputs, "n": 2}}, {"inputs": inputs, "mode": "test"}):
+        await s.refused(s.agent, "start_run", "conflict", ["requestId: already used"], **other, **arguments)
+    listed = await s.everything(
+        s.operator, "list_runs", process="conform-typed", inputs={"s": tag}, limit=100
+    )
+    equal("runs with the tag", [item["id"] for item in listed], [first["run"]["id"]])
+
+
 @check("idempotency.claim-after-lease", "tools.md claim (replay); spec §3.3", waits="lease")
 async def claim_after_lease(s: Session) -> None:
     """A lost claim answer is retried: the original token comes back after the lease and the run ended."""

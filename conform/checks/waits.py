@@ -131,6 +131,45 @@ async def wait_until_missing(s: Session) -> None:
     )
 
 
+LEAP_SECONDS = ("2016-12-31T23:59:60Z", "1998-12-31T15:59:60.123-08:00")
+"""Leap seconds RFC 3339 §5.6 writes, the second one in an offset (the JSON Schema test suite's)."""
+NOT_LEAP_SECONDS = ("2016-12-31T23:59:61Z", "2016-12-31T23:58:60Z", "2016-12-31T22:59:60Z")
+"""Second 61, and second 60 outside the last minute of a UTC day."""
+
+
+@check(
+    "time.leap-second",
+    "spec §2.3 datetime (RFC 3339 §5.6: second 60, year 0000), §2.2 wait_until",
+    waits=3 * MINUTE,
+)
+async def leap_second(s: Session) -> None:
+    """A leap second and a year 0000 are datetimes, taken as written; a wait_until on a leap second
+    already past continues at once. Second 61, or 60 where no leap second can be, is `invalid`."""
+    typed = {"s": "leap", "n": 1, "b": True, "d": "0000-02-29", "l": [], "o": {}, "p": s.person2.value}
+    for written in (*LEAP_SECONDS, "0000-01-01T00:00:00Z"):
+        view = await s.start("conform-typed", {**typed, "dt": written})
+        equal(f"data.inputs with dt {written}", view["data"]["inputs"], {**typed, "dt": written})
+    for written in NOT_LEAP_SECONDS:
+        error = await s.refused(
+            s.agent, "start_run", "invalid", process="conform-typed", inputs={**typed, "dt": written}
+        )
+        issues = error.get("issues") or []
+        true(
+            len(issues) == 1 and issues[0].startswith("inputs.dt"),
+            f"inputs.dt = {written!r}: expected one issue on inputs.dt, got {issues}",
+        )
+    view = await s.start("conform-timed", {"releaseAt": LEAP_SECONDS[0]})
+    ended = await s.until_view(
+        view["run"]["id"],
+        "the run released after its one-minute wait",
+        _later,
+        parse_time(view["run"]["startedAt"]) + timedelta(seconds=MINUTE),
+    )
+    equal("outcome", (ended["run"]["outcome"], states(ended)["hold"]), ("released", "done"))
+    steps = ended["data"]["steps"]
+    equal_time("hold.at (its leap second had passed)", steps["hold"]["at"], steps["pause"]["at"])
+
+
 @check("time.event-now", "spec §3.6, §3.1 (a wait_for records the sender and the data); tools.md send_event")
 async def event_now(s: Session) -> None:
     """An event for a ready wait is consumed at once: its data is the wait's output, its sender `by`."""
@@ -243,16 +282,12 @@ async def event_unmatched(s: Session) -> None:
 @check(
     "time.event-rules",
     "spec §3.6 (names, who sends), §6 rule 3 (the cap bounds held event data)",
-    covers=(
-        "send_event/invalid",
-        "send_event/forbidden",
-        "send_event/not_found",
-        "send_event/not_accepted",
-        "get_run/not_found",
-    ),
+    covers=("send_event/invalid", "send_event/forbidden", "send_event/not_found", "get_run/not_found"),
 )
 async def event_rules(s: Session) -> None:
-    """Names match the step id pattern; only agents and operators send; data within the run-data cap."""
+    """Names match the step id pattern; only agents and operators send; data within the run-data cap,
+    `invalid` over it as inputs over it are at start (`agent.run-data-cap`): both are the call's own
+    data, where `not_accepted` is for a submission of work (spec §4.3)."""
     run_id = await _settlement(s)
     for name in ("Payment", "1payment", "pay ment", "", "p" * 65):
         await s.refused(s.agent, "send_event", "invalid", runId=run_id, name=name)
@@ -261,9 +296,7 @@ async def event_rules(s: Session) -> None:
     await s.refused(s.agent, "send_event", "not_found", runId="r_conform_no_such_run", name="payment")
     await s.refused(s.operator, "get_run", "not_found", runId="r_conform_no_such_run")
     cap = int(s.described["limits"]["runDataBytes"])
-    await s.refused(
-        s.agent, "send_event", "not_accepted", runId=run_id, name="payment", data={"blob": "b" * cap}
-    )
+    await s.refused(s.agent, "send_event", "invalid", runId=run_id, name="payment", data={"blob": "b" * cap})
     equal(
         "a small event",
         await s.ok(s.agent, "send_event", runId=run_id, name="payment", data={"n": 1}),

@@ -1,7 +1,10 @@
 """The check profile's `check:` key (check profile §2): questions an evaluator answers about a submission.
 
 A question that would be ambiguous for the evaluator or the verdict (two kinds at once, a pass level
-outside the rubric, a threshold that can never be met) is refused at publication, never at run time.
+outside the rubric) is refused at publication, never at run time. The profile refuses a check only on a
+server without it, so what it defines a verdict for stays publishable even when its author surely meant
+otherwise (no unsure band, nothing that passes, an answer both passing and unsure, a key the kind does
+not read): a warning says so, and what the verdict will be.
 """
 
 from __future__ import annotations
@@ -16,12 +19,8 @@ QUESTION_KEYS = ("ask", "pass", "fail", "one_of", "unsure", "levels", "confidenc
 RUBRIC_LEVELS = (2, 10)
 
 _KIND_WORDS = {"yes_no": "a yes/no question", "choice": "a choice question", "rubric": "a rubric question"}
-_KEY_KINDS = {"fail": ("yes_no",), "unsure": ("choice",), "confidence": ("choice", "rubric")}
-_KEY_OWNERS = {
-    "fail": "only a yes/no question has fail",
-    "unsure": "only a choice question has unsure",
-    "confidence": "only choice and rubric questions have confidence",
-}
+_KEY_KINDS = {"fail": ("yes_no",), "unsure": ("choice",)}
+_KEY_OWNERS = {"fail": "only a yes/no question has fail", "unsure": "only a choice question has unsure"}
 
 
 def check_questions(value: Any, path: str, report: Report) -> tuple[CheckQuestion, ...] | None:
@@ -63,9 +62,9 @@ def _question(item: Any, path: str, report: Report) -> CheckQuestion | None:
     for key, kinds in _KEY_KINDS.items():
         if key in item and kind not in kinds:
             report.add(join(path, key), f"{_KEY_OWNERS[key]}; this is {_KIND_WORDS[kind]}")
-    confidence = _probability(item, "confidence", path, report) if kind != "yes_no" else None
+    confidence = _probability(item, "confidence", path, report)
     if kind == "yes_no":
-        return _yes_no(item, ask, path, report)
+        return _yes_no(item, ask, confidence, path, report)
     if kind == "choice":
         return _choice(item, ask, confidence, path, report)
     return _rubric(item, ask, confidence, path, report)
@@ -81,11 +80,26 @@ def _probability(item: Mapping[str, Any], key: str, path: str, report: Report) -
     return float(value)
 
 
-def _yes_no(item: Mapping[str, Any], ask: Any, path: str, report: Report) -> CheckQuestion:
+def _yes_no(
+    item: Mapping[str, Any], ask: Any, confidence: float | None, path: str, report: Report
+) -> CheckQuestion:
     pass_at = _probability(item, "pass", path, report)
     fail_below = _probability(item, "fail", path, report)
     if pass_at is not None and fail_below is not None and not fail_below < pass_at:
-        report.add(join(path, "fail"), f"fail {item['fail']} must be below pass {item['pass']}")
+        written, limit = item["fail"], item["pass"]
+        swapped = f"pass: {written} and fail: {limit}"
+        meant = "to leave fail out" if fail_below == pass_at else swapped
+        report.warn(
+            join(path, "fail"),
+            f"fail {written} is not below pass {limit}, so no answer is unsure: below {limit} fails, "
+            f"at or above it passes; did you mean {meant}?",
+        )
+    if confidence is not None:
+        report.warn(
+            join(path, "confidence"),
+            "a yes/no answer is a probability, judged by pass and fail alone, so confidence is ignored; "
+            f"did you mean pass: {item['confidence']} (the yes-probability at or above which it passes)?",
+        )
     return CheckQuestion(ask=ask, kind="yes_no", pass_at=pass_at, fail_below=fail_below)
 
 
@@ -110,9 +124,19 @@ def _choice(
     names = {name for name, _ in choices} if isinstance(answers, Mapping) else None
     passing = _names(item, "pass", names, path, report, required=True)
     unsure = _names(item, "unsure", names, path, report, required=False)
+    if "pass" in item and item["pass"] == []:
+        report.warn(
+            join(path, "pass"),
+            "no answer passes, so this question never lets a submission through: each answer fails, or "
+            "is unsure when listed in unsure; did you mean to list the answers that pass?",
+        )
     for i, name in enumerate(unsure):
         if name in passing:
-            report.add(f"{join(path, 'unsure')}[{i}]", f"{show(name)} is also in pass")
+            report.warn(
+                f"{join(path, 'unsure')}[{i}]",
+                f"{show(name)} is also in pass; it counts as unsure, the worse of the two (as unsure "
+                "outranks pass in a verdict, check profile §3); did you mean it in only one of them?",
+            )
     return CheckQuestion(
         ask=ask,
         kind="choice",
@@ -133,9 +157,8 @@ def _names(
             report.add(key_path, "required: the list of answer names that pass")
         return ()
     value = item[key]
-    if not isinstance(value, list) or (required and not value):
-        need = "a non-empty list" if required else "a list"
-        report.add(key_path, f"must be {need} of answer names from one_of, not {show(value)}")
+    if not isinstance(value, list):
+        report.add(key_path, f"must be a list of answer names from one_of, not {show(value)}")
         return ()
     seen: list[str] = []
     for i, name in enumerate(value):

@@ -6,10 +6,11 @@ accepted or refused the same way wherever it arrives, with every issue reported 
 
 from __future__ import annotations
 
+import calendar
 import math
 import re
 from collections.abc import Callable, Sequence
-from datetime import UTC, date, datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta, timezone
 from typing import Any
 
 from engine.document.model import FIELD_TYPES, Field, Issue, is_field_type
@@ -24,6 +25,8 @@ _DATETIME = re.compile(
     r"(?:([Zz])|([+-])([0-9]{2}):([0-9]{2}))\Z"
 )
 _EMAIL = re.compile(r"[^\s@]+@[^\s@]+\.[^\s@]+\Z")
+_FIRST = datetime.min.replace(tzinfo=UTC)
+_LAST = datetime.max.replace(tzinfo=UTC)
 MAX_EMAIL_LENGTH = 254
 SHOWN_CHARS = 60
 """Values are untrusted: an issue quotes at most this much of one."""
@@ -41,36 +44,56 @@ EXPECTED = {
 
 
 def is_date(value: Any) -> bool:
-    """`YYYY-MM-DD` naming a day that exists (`2026-02-30` does not)."""
+    """`YYYY-MM-DD` naming a day that exists (`2026-02-30` does not); RFC 3339 writes years from 0000."""
     if not isinstance(value, str) or not (match := _DATE.match(value)):
         return False
-    try:
-        date(*(int(part) for part in match.groups()))
-    except ValueError:
-        return False
-    return True
+    year, month, day = (int(part) for part in match.groups())
+    return _is_day(year, month, day)
 
 
 def parse_datetime(value: Any) -> datetime | None:
-    """An aware datetime from RFC 3339 with `Z` or `±hh:mm`; None for anything else.
+    """The instant an RFC 3339 datetime with `Z` or `±hh:mm` names, aware; None for anything else.
 
-    A leap second (`:60`) is refused because Python cannot hold it; digits past microseconds are dropped.
+    Second 60 is the leap second RFC 3339 allows where one is inserted, at the end of a month in UTC.
+    Python has no second 60, so `23:59:60` reads as the instant that second ends, the next second: what
+    is due at it is due then. RFC 3339 writes years from 0000, Python's datetimes from 0001 to 9999, so
+    an instant outside that (year 0000, or past 9999 once in UTC) reads as Python's first or last one.
+    Digits past microseconds are dropped.
     """
     if not isinstance(value, str) or not (match := _DATETIME.match(value)):
         return None
-    year, month, day, hour, minute, second, fraction, zulu, sign, off_h, off_m = match.groups()
-    if zulu:
-        zone = UTC
-    else:
-        if int(off_h) > 23 or int(off_m) > 59:
-            return None
-        offset = timedelta(hours=int(off_h), minutes=int(off_m))
-        zone = timezone(-offset if sign == "-" else offset)
-    micro = int((fraction or "0")[:6].ljust(6, "0"))
-    try:
-        return datetime(int(year), int(month), int(day), int(hour), int(minute), int(second), micro, zone)
-    except ValueError:
+    year, month, day, hour, minute, second = (int(part) for part in match.groups()[:6])
+    fraction, zulu, sign, off_h, off_m = match.groups()[6:]
+    offset = 0 if zulu else (int(off_h) * 60 + int(off_m)) * (-1 if sign == "-" else 1)
+    if not _is_day(year, month, day) or hour > 23 or minute > 59 or second > 60:
         return None
+    if not zulu and (int(off_h) > 23 or int(off_m) > 59):
+        return None
+    leap = second == 60
+    if leap and not _ends_a_utc_month(year, month, day, hour * 60 + minute - offset):
+        return None
+    zone = UTC if zulu else timezone(timedelta(minutes=offset))
+    micro = 0 if leap else int((fraction or "0")[:6].ljust(6, "0"))
+    try:
+        moment = datetime(year, month, day, hour, minute, 59 if leap else second, micro, zone)
+        moment += timedelta(seconds=1 if leap else 0)
+        moment.astimezone(UTC)
+    except (ValueError, OverflowError):
+        return _FIRST if year <= 1 else _LAST
+    return moment
+
+
+def _is_day(year: int, month: int, day: int) -> bool:
+    return 1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]
+
+
+def _ends_a_utc_month(year: int, month: int, day: int, utc_minute: int) -> bool:
+    """Whether the written day's minute `utc_minute` (its clock time less its offset, so it may fall on
+    the day before or after) is the last minute of a month in UTC."""
+    shift, minute_of_day = divmod(utc_minute, 24 * 60)
+    if minute_of_day != 23 * 60 + 59:
+        return False
+    return day + shift == calendar.monthrange(year, month)[1] or (shift == -1 and day == 1)
 
 
 def is_person(value: Any) -> bool:

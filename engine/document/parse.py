@@ -3,9 +3,10 @@
 The spec pins the frontmatter to the YAML 1.2 core schema and the content hash to its JSON form, so
 ruamel.yaml is used only to build the node graph; every scalar is resolved and every node turned into
 a plain JSON value here. That keeps `yes`, dates, `1_000` and `<<` strings, refuses what JSON cannot
-hold exactly, and bounds the work an untrusted file can cause (size, parser events, depth, alias
-expansion). The event cap is checked as the parser hands events out, so no document under the size
-cap costs more than that many events of pure-Python parsing before it is refused.
+hold exactly, and bounds the work an untrusted file can cause: its size and a flow document's depth
+before any parsing (`bounds`), then parser events, depth and alias expansion. The event cap is checked
+as the parser hands events out, so no document under the size cap costs more than that many events of
+pure-Python parsing before it is refused.
 """
 
 from __future__ import annotations
@@ -24,15 +25,14 @@ from ruamel.yaml.reader import ReaderError
 from ruamel.yaml.resolver import BaseResolver
 from ruamel.yaml.tag import Tag
 
+from engine.document.bounds import MAX_DEPTH, refusal
 from engine.document.model import Issue
 
-MAX_FRONTMATTER_BYTES = 256 * 1024
 MAX_EVENTS = 10_000
 """YAML parser events (each scalar, alias, collection start and end): ~25 times the largest sample
 process, and about a quarter of a second of parsing on a slow machine (bench/document_bounds.py)."""
 MAX_NODES = 100_000
 """Values produced after expanding aliases: stops a billion-laughs document."""
-MAX_DEPTH = 64
 MAX_SAFE_INTEGER = 2**53 - 1
 """Larger integers stay refused, though spec §2 names no limit: the content hash (spec §6 rule 5) is
 defined over the RFC 8785 JSON of the frontmatter, which writes numbers as IEEE doubles and so cannot
@@ -161,11 +161,8 @@ def parse_yaml(text: str, line_offset: int = 0) -> tuple[Any, list[Issue]]:
 
     `line_offset` is added to reported line numbers so they point into the whole file.
     """
-    if (
-        len(text) > MAX_FRONTMATTER_BYTES
-        or len(text.encode("utf-8", "surrogatepass")) > MAX_FRONTMATTER_BYTES
-    ):
-        return None, [Issue("", f"frontmatter is larger than {MAX_FRONTMATTER_BYTES // 1024} KiB")]
+    if (refused := refusal(text, line_offset)) is not None:
+        return None, [refused]
     yaml = YAML(typ="safe", pure=True)
     yaml.Resolver = CoreResolver
     yaml.Composer = _CoreComposer

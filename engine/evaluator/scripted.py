@@ -1,7 +1,8 @@
 """An evaluator that answers from a TOML file, for demos, tests and servers without a model.
 
 A person writes the answers a model would give, keyed by process, step and the exact question text.
-Unlisted questions pass by default, so a file needs entries only for the cases it wants to steer.
+Unlisted questions pass by default (a choice that lets no answer pass gets its first answer), so a
+file needs entries only for the cases it wants to steer.
 An entry may also name a `when`: run inputs or output fields the submission must have, so one file
 can let some submissions pass, fail others and leave others unsure (a demo shows every path). For one
 question, entries with a `when` are tried in file order, and the one without (at most one) answers the
@@ -202,12 +203,14 @@ class ScriptedEvaluator:
         return Level(int(entry.value), confidence)
 
     def _default(self, request: CheckRequest) -> Answer:
-        """A yes/no gets `default_yes`; a choice or rubric its first passing answer."""
+        """A yes/no gets `default_yes`; a choice or rubric its first passing answer, or a choice that
+        lets none pass its first answer (the document's own rule then says fail or unsure)."""
         question = request.question
         if question.kind == "yes_no":
             return YesNo(self._default_yes)
-        if question.kind == "choice" and question.pass_choices:
-            return Choice(question.pass_choices[0], self._default_confidence)
+        if question.kind == "choice" and question.choices:
+            first = (question.pass_choices or tuple(name for name, _ in question.choices))[0]
+            return Choice(first, self._default_confidence)
         if question.kind == "rubric" and question.pass_level is not None:
             return Level(question.pass_level, self._default_confidence)
         raise EvaluatorError(f"{self.model}: question {question.ask!r} has no passing answer to default to")

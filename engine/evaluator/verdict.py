@@ -174,10 +174,11 @@ def judge(question: CheckQuestion, answer: Answer, limits: CheckLimits) -> Quest
         return QuestionResult(question, answer, result, pass_at=pass_at)
     confidence_at = limits.confidence if question.confidence is None else question.confidence
     if isinstance(answer, Choice):
-        if answer.name in question.pass_choices:
-            result = "pass"
-        elif answer.name in question.unsure_choices:
+        # An answer listed in both is unsure, the worse result, as the validator's warning says.
+        if answer.name in question.unsure_choices:
             result = "unsure"
+        elif answer.name in question.pass_choices:
+            result = "pass"
         else:
             result = "fail"
     else:

@@ -135,7 +135,7 @@ class Machine:
             self.log("wait_started", step_id, until=wire_of_stamp(st.timer_at))
             self._continue_if_due(step_id)
         elif step.kind == "wait_until":
-            when = _as_datetime(self._lookup(step.value))
+            when = parse_datetime(self._lookup(step.value))
             if when is None:
                 self.fail(step_id, SERVER, f"{step.value} is missing or not a datetime")
                 return
@@ -563,12 +563,3 @@ class Machine:
 
 def _current(record: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in record.items() if k != "history"}
-
-
-def _as_datetime(value: Any) -> datetime | None:
-    if not isinstance(value, str):
-        return None
-    try:
-        return parse_datetime(value)
-    except (ValueError, TypeError):
-        return None

@@ -11,7 +11,7 @@ from typing import Any
 
 from engine.document.fields import check_values
 from engine.document.model import Step
-from engine.files import Files
+from engine.files import Files, Unverified
 from engine.store.records import copied, text_of
 from engine.store.state import Run, run_data_bytes
 from engine.tools.arguments import EvidenceItem
@@ -40,11 +40,12 @@ async def accept(
         if item.kind == "link":
             evidence.append({"kind": "link", "ref": item.ref})
             continue
-        record = await files.verify(item.ref)
-        if record is None:
-            unverified.append(f"evidence {item.ref}: not found")
-        else:
-            evidence.append({"kind": "file", "ref": item.ref, "sha256": record.sha256})
+        try:
+            record = await files.verify(item.ref)
+        except Unverified as why:
+            unverified.append(f"evidence {item.ref}: {why}")
+            continue
+        evidence.append({"kind": "file", "ref": item.ref, "sha256": record.sha256})
     # `evidence: [file]` is met only by a verified file (spec §5); free-text links never stand in.
     issues += [
         f"evidence: {kind} required"

@@ -11,7 +11,6 @@ checks again).
 
 from __future__ import annotations
 
-import hashlib
 import logging
 from collections.abc import Awaitable, Callable
 from datetime import datetime
@@ -21,12 +20,12 @@ from pydantic import BaseModel, ValidationError
 
 from engine.identity import Identity
 from engine.store.base import Conflict, RequestRecord, StoreUnavailable, Transaction
-from engine.store.records import canonical
 from engine.store.state import Notification, stamp
-from engine.tools import agent, checking, reads, runs, timers
+from engine.tools import agent, checking, fingerprints, reads, runs, timers
 from engine.tools.arguments import ARGUMENTS, issues_of, unreadable
 from engine.tools.context import Call, Checked, Context, write
 from engine.tools.errors import ToolError, conflict, invalid
+from engine.tools.fingerprints import Fingerprint
 
 log = logging.getLogger("engine.tools")
 
@@ -101,8 +100,8 @@ class Dispatcher:
         if not isinstance(arguments, dict):
             raise invalid("arguments must be an object", ["arguments: expected object"])
         # A write's fingerprint is its arguments as JSON text: made, it says they are readable too.
-        fingerprint = _fingerprint(tool, arguments) if tool in WRITES else None
-        if fingerprint is None and (problems := unreadable(arguments)):
+        made = fingerprints.of(tool, arguments) if tool in WRITES else None
+        if made is None and (problems := unreadable(arguments)):
             raise invalid("the arguments hold values JSON cannot carry", problems)
         try:
             args = ARGUMENTS[tool].model_validate(arguments)
@@ -113,12 +112,12 @@ class Dispatcher:
             if tool in AS_OF_NOW:
                 await self.apply_due(now)
             return await READS[tool](self.ctx, Call(identity, now), args)
-        if fingerprint is None:  # readable, yet not as canonical JSON (keys that do not sort): say why
-            fingerprint = _fingerprint(tool, arguments, strict=True)
-        assert fingerprint is not None
-        return await self._write(identity, tool, args, fingerprint)
+        if made is None:  # readable, yet not as canonical JSON (keys that do not sort): say why
+            made = fingerprints.of(tool, arguments, strict=True)
+        assert made is not None
+        return await self._write(identity, tool, args, made)
 
-    async def _write(self, identity: Identity, tool: str, args: BaseModel, fingerprint: str) -> Any:
+    async def _write(self, identity: Identity, tool: str, args: BaseModel, fingerprint: Fingerprint) -> Any:
         request_id: str = args.requestId  # type: ignore[attr-defined]
         checked: Checked | None = None
         while True:
@@ -135,7 +134,7 @@ class Dispatcher:
         tool: str,
         args: BaseModel,
         request_id: str,
-        fingerprint: str,
+        fingerprint: Fingerprint,
         checked: Checked | None,
     ) -> Any:
         """One pass of a write as one write request; `CheckNeeded` leaves it with nothing written."""
@@ -153,7 +152,7 @@ class Dispatcher:
                     raise
                 return None, err  # what the tool changed is kept, and the caller still hears the error
             recorded = self.ctx.replays.seal(request_id, identity.id, tool, result)
-            await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint, recorded))
+            await tx.save_request(RequestRecord(request_id, identity.id, tool, fingerprint.digest, recorded))
             return result, None
 
         result, kept = await write(self.ctx, request)
@@ -161,9 +160,12 @@ class Dispatcher:
             raise kept
         return result
 
-    def _replay(self, earlier: RequestRecord, identity: Identity, tool: str, fingerprint: str) -> Any:
+    def _replay(self, earlier: RequestRecord, identity: Identity, tool: str, fingerprint: Fingerprint) -> Any:
         """The recorded result of an earlier call with this requestId, if it was this same call."""
-        if (earlier.identity, earlier.tool, earlier.args_hash) != (identity.id, tool, fingerprint):
+        same = (earlier.identity, earlier.tool) == (identity.id, tool) and fingerprint.matches(
+            earlier.args_hash
+        )
+        if not same:
             raise conflict("this requestId was already used with other arguments", "requestId: already used")
         readable, result = self.ctx.replays.open(earlier.request_id, identity.id, tool, earlier.result)
         if not readable:
@@ -173,19 +175,3 @@ class Dispatcher:
                 "requestId: already used",
             )
         return result
-
-
-def _fingerprint(tool: str, arguments: dict[str, Any], *, strict: bool = False) -> str | None:
-    """The SHA-256 of the call's canonical JSON but for its requestId; None (`strict`: the error) when
-    JSON cannot carry the arguments, the requestId included."""
-    rest = dict(arguments)
-    request_id = rest.pop("requestId", None)
-    try:
-        text = canonical([tool, rest]).encode()
-        # A string (the usual requestId) JSON carries unless it holds a lone surrogate: encoding says.
-        request_id.encode() if isinstance(request_id, str) else canonical(request_id).encode()
-    except (TypeError, ValueError):  # UnicodeEncodeError is a ValueError
-        if strict:
-            raise
-        return None
-    return hashlib.sha256(text).hexdigest()

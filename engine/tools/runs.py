@@ -191,11 +191,9 @@ async def send_event(ctx: Context, call: Call, args: SendEventArgs) -> dict[str,
     cap = ctx.org.server.run_data_bytes
     held = [{"name": e.name, "data": e.data} for e in m.run.events]
     size = run_data_bytes(m.run) + data_bytes(held) + data_bytes(data)
-    if size > cap:
-        raise ToolError(
-            "not_accepted",
-            "the event is too large",
-            [f"data: {size} bytes would exceed limits.runDataBytes ({cap})"],
+    if size > cap:  # `invalid`, as inputs over the cap are: the call's data, not a submission of work
+        raise invalid(
+            "the event is too large", [f"data: {size} bytes would exceed limits.runDataBytes ({cap})"]
         )
     consumed = m.deliver(args.name, data, call.identity.id)
     await save(call, m)

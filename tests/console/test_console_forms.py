@@ -194,7 +194,7 @@ async def test_a_not_accepted_answer_shows_every_issue_and_keeps_the_form(
             "The server did not accept this decision:",
             "not_accepted: the decision was not accepted",
             "  • evidence: file required",
-            f"  • evidence {file_id}: not found",
+            f"  • evidence {file_id}: changed since upload",
         ]
         view = await run_view(client, run_id)
         assert view["run"]["state"] == "waiting"

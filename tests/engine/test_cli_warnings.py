@@ -102,3 +102,33 @@ def test_json_lists_warnings_apart_and_strict_sets_ok(
             ],
         }
     ]
+
+
+CHECK_CASES = (
+    "choice-pass-empty",
+    "choice-unsure-also-pass",
+    "yes-no-confidence",
+    "yes-no-fail-not-below-pass",
+)
+"""Check-profile documents the profile refuses only on a server without it (check profile: intro)."""
+
+
+@pytest.mark.parametrize("strict", [False, True])
+def test_check_questions_the_profile_gives_a_verdict_for_are_valid_with_a_warning_each(
+    strict: bool, capsys: pytest.CaptureFixture[str]
+) -> None:
+    corpus = Path(__file__).parent / "document" / "warnings"
+    paths = [str(corpus / f"{case}.md") for case in CHECK_CASES]
+
+    assert cli.main(["validate", "--json", *(["--strict"] if strict else []), *paths]) == (1 if strict else 0)
+
+    results = json.loads(capsys.readouterr().out)
+    assert [(r["ok"], r["profiles"], r["issues"], len(r["warnings"])) for r in results] == [
+        (not strict, ["check-1"], [], 1)
+    ] * 4
+    assert [r["warnings"][0]["path"] for r in results] == [
+        "steps.screen.check[0].pass",
+        "steps.screen.check[0].unsure[0]",
+        "steps.screen.check[0].confidence",
+        "steps.screen.check[0].fail",
+    ]

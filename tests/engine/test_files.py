@@ -5,6 +5,7 @@ from __future__ import annotations
 import base64
 import hashlib
 from pathlib import Path
+from typing import Any
 from urllib.parse import parse_qs, urlparse
 
 import pytest
@@ -69,20 +70,27 @@ async def test_a_file_changed_on_disk_is_refused_at_submit(engine: Engine, tmp_p
     uploaded = await _upload(engine, b"original report")
     stored = await engine.files.open(uploaded["id"])
     assert stored is not None
+
+    async def submit_files(*refs: str) -> dict[str, Any]:
+        return await call(
+            engine,
+            SCREENER,
+            "submit",
+            token=token,
+            output={"cleared": True, "summary": "ok"},
+            evidence=[{"kind": "file", "ref": ref} for ref in refs],
+            summary="s",
+            next="approve",
+            reason="cleared",
+        )
+
+    changed = f"evidence {uploaded['id']}: changed since upload"
     stored.path.write_bytes(b"tampered report")
-    reply = await call(
-        engine,
-        SCREENER,
-        "submit",
-        token=token,
-        output={"cleared": True, "summary": "ok"},
-        evidence=[{"kind": "file", "ref": uploaded["id"]}],
-        summary="s",
-        next="approve",
-        reason="cleared",
-    )
-    err(reply, "not_accepted", ["evidence: file required", f"evidence {uploaded['id']}: not found"])
+    err(await submit_files(uploaded["id"]), "not_accepted", ["evidence: file required", changed])
     assert await engine.files.open(uploaded["id"]) is None
+    stored.path.unlink()
+    reply = await submit_files(uploaded["id"], "f_never_uploaded")
+    err(reply, "not_accepted", ["evidence: file required", changed, "evidence f_never_uploaded: not found"])
 
 
 async def test_links_never_stand_in_for_file_evidence(engine: Engine, tmp_path: Path) -> None:

@@ -209,7 +209,7 @@ def test_no_fields_refuse_every_value() -> None:
         ("boolean", [True, False], [1, 0, "true", "yes"]),
         (
             "date",
-            ["2026-10-06", "2024-02-29", "0001-01-01", "9999-12-31"],
+            ["2026-10-06", "2024-02-29", "0000-01-01", "0001-01-01", "9999-12-31"],
             [
                 "2026-02-30",
                 "2025-02-29",
@@ -220,7 +220,6 @@ def test_no_fields_refuse_every_value() -> None:
                 "٢٠٢٦-10-06",
                 20261006,
                 "2026/10/06",
-                "0000-01-01",
                 "2026-10-06\n",
             ],
         ),
@@ -232,6 +231,8 @@ def test_no_fields_refuse_every_value() -> None:
                 "2026-10-06T09:04:12.5+05:30",
                 "2026-10-06T23:59:59-00:00",
                 "2026-10-06T09:04:12.123456789-12:00",
+                "2016-12-31T23:59:60Z",
+                "0000-01-01T00:00:00Z",
             ],
             [
                 "2026-10-06T09:04:12",
@@ -332,6 +333,54 @@ def test_parse_datetime_gives_an_aware_datetime() -> None:
     assert parse_datetime(None) is None
 
 
+@pytest.mark.parametrize(
+    ("written", "instant"),
+    [
+        ("2016-12-31T23:59:60Z", datetime(2017, 1, 1, tzinfo=UTC)),
+        ("2015-06-30T23:59:60.999Z", datetime(2015, 7, 1, tzinfo=UTC)),
+        ("1998-12-31T15:59:60.123-08:00", datetime(1998, 12, 31, 16, tzinfo=timezone(-timedelta(hours=8)))),
+        ("2017-01-01T00:59:60+01:00", datetime(2017, 1, 1, 1, tzinfo=timezone(timedelta(hours=1)))),
+        ("2026-02-28T23:59:60z", datetime(2026, 3, 1, tzinfo=UTC)),
+    ],
+)
+def test_a_leap_second_is_the_instant_it_ends(written: str, instant: datetime) -> None:
+    """RFC 3339 §5.6 allows second 60 at the end of a month in UTC; it ends at the next second."""
+    parsed = parse_datetime(written)
+    assert parsed == instant
+    assert parsed is not None and parsed.utcoffset() == instant.utcoffset()
+    assert _issues({"at": "datetime"}, {"at": written}) == []
+
+
+@pytest.mark.parametrize(
+    "written",
+    [
+        "1998-12-31T23:59:61Z",
+        "1998-12-31T23:58:60Z",
+        "1998-12-31T22:59:60Z",
+        "1998-12-30T23:59:60Z",
+        "1998-12-31T23:59:60+01:00",
+        "1999-01-01T00:01:60+00:01",
+    ],
+)
+def test_second_60_anywhere_else_is_not_a_datetime(written: str) -> None:
+    assert parse_datetime(written) is None
+    assert _issues({"at": "datetime"}, {"at": written}) == [
+        "output.at: expected datetime (RFC 3339 with an offset)"
+    ]
+
+
+def test_year_0000_is_a_year_and_instants_python_cannot_hold_are_its_first_or_last() -> None:
+    first, last = datetime.min.replace(tzinfo=UTC), datetime.max.replace(tzinfo=UTC)
+    assert is_date("0000-02-29")
+    assert not is_date("0001-02-29")
+    assert parse_datetime("0000-01-01T00:00:00Z") == first
+    assert parse_datetime("0001-01-01T04:59:59+05:00") == first
+    assert parse_datetime("0001-01-01T05:00:00+05:00") == first
+    assert parse_datetime("9999-12-31T23:59:60Z") == last
+    assert parse_datetime("9999-12-31T23:00:00-05:00") == last
+    assert _issues({"d": "date", "at": "datetime"}, {"d": "0000-01-01", "at": "0000-12-31T23:59:60Z"}) == []
+
+
 # Properties
 
 offsets = st.integers(-23 * 60 - 59, 23 * 60 + 59).map(lambda m: timezone(timedelta(minutes=m)))
@@ -345,7 +394,13 @@ def test_every_calendar_date_is_accepted(day: date) -> None:
 
 @given(aware)
 def test_every_aware_datetime_round_trips(moment: datetime) -> None:
+    """Exactly, offset kept, when Python can hold its instant in UTC; else as the nearest it can."""
     parsed = parse_datetime(moment.isoformat())
+    try:
+        moment.astimezone(UTC)
+    except OverflowError:
+        assert parsed == (datetime.min if moment.year == 1 else datetime.max).replace(tzinfo=UTC)
+        return
     assert parsed == moment
     assert parsed is not None and parsed.utcoffset() == moment.utcoffset()
 

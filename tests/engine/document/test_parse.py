@@ -9,14 +9,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from engine.document.bounds import MAX_FRONTMATTER_BYTES
 from engine.document.model import Issue
-from engine.document.parse import (
-    MAX_FRONTMATTER_BYTES,
-    ParsedDocument,
-    parse_document,
-    parse_yaml,
-    split_document,
-)
+from engine.document.parse import ParsedDocument, parse_document, parse_yaml, split_document
 
 NOT_OPENED = Issue("", "no frontmatter: the first line must be exactly '---'")
 NOT_CLOSED = Issue("", "frontmatter is not closed: no line '---' after the first")
@@ -321,10 +316,11 @@ def test_every_issue_is_reported_at_once() -> None:
 # parse_yaml: bounded work
 
 
-def test_frontmatter_over_256_kib_is_refused_before_parsing() -> None:
+def test_frontmatter_over_64_kib_is_refused_before_parsing() -> None:
     text = "a: " + "é" * (MAX_FRONTMATTER_BYTES // 2)
     assert len(text) < MAX_FRONTMATTER_BYTES
-    assert _refused(text) == ["frontmatter is larger than 256 KiB"]
+    assert _refused(text) == ["frontmatter is larger than 64 KiB"]
+    assert parse_yaml("a: " + "é" * (MAX_FRONTMATTER_BYTES // 2 - 2))[1] == []
 
 
 def test_billion_laughs_stops_at_the_node_budget() -> None:

@@ -26,12 +26,16 @@ def test_the_corpus_holds_every_case() -> None:
     assert [case.stem for case in CASES] == [
         "agent-blank",
         "approve-blank",
+        "choice-pass-empty",
+        "choice-unsure-also-pass",
         "description-blank",
         "evidence-twice",
         "on-timeout-without-timeout",
         "route-twice",
         "several-warnings",
         "when-blank",
+        "yes-no-confidence",
+        "yes-no-fail-not-below-pass",
     ]
 
 

@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import math
+from pathlib import Path
 
 import pytest
 
+from engine.document import load
 from engine.document.model import CheckQuestion
 from engine.evaluator.base import Choice, EvaluatorError, Level, YesNo
 from engine.evaluator.config import CheckLimits
@@ -14,6 +16,16 @@ from tests.engine.evaluator.evaluator_support import CHOICE, RUBRIC, YES_NO
 
 LIMITS = CheckLimits()
 BARE_YES_NO = CheckQuestion(ask="The report covers both lists.", kind="yes_no")
+WARNINGS = Path(__file__).resolve().parents[1] / "document" / "warnings"
+
+
+def warned(case: str) -> CheckQuestion:
+    """The one question of a document the validator publishes with a warning (tests/engine/document/warnings)."""
+    loaded = load((WARNINGS / f"{case}.md").read_text(encoding="utf-8"))
+    assert loaded.process is not None and loaded.warnings
+    check = loaded.process.step("screen").check
+    assert check is not None
+    return check[0]
 
 
 @pytest.mark.parametrize(
@@ -93,6 +105,36 @@ def test_choice_confidence_from_the_question_overrides_the_server() -> None:
     )
     limits = CheckLimits(confidence=0.95)
     assert [judge(question, Choice("a", c), limits).result for c in (0.5, 0.4999)] == ["pass", "unsure"]
+
+
+def test_an_answer_listed_in_pass_and_in_unsure_is_unsure_as_its_warning_says() -> None:
+    question = warned("choice-unsure-also-pass")
+    assert (question.pass_choices, question.unsure_choices) == (("good",), ("good",))
+    assert [judge(question, Choice(n, 1.0), LIMITS).result for n in ("good", "bad")] == ["unsure", "fail"]
+
+
+def test_a_choice_that_lets_no_answer_pass_fails_every_answer() -> None:
+    question = warned("choice-pass-empty")
+    assert [judge(question, Choice(n, 1.0), LIMITS).result for n in ("good", "bad")] == ["fail", "fail"]
+
+
+def test_a_yes_no_with_fail_not_below_pass_has_no_unsure_band() -> None:
+    question = warned("yes-no-fail-not-below-pass")
+    assert (question.pass_at, question.fail_below) == (0.6, 0.8)
+    limits = CheckLimits(fail_below=0.5)
+    assert [judge(question, YesNo(p), limits).result for p in (0.8, 0.7, 0.6, 0.5999, 0.1)] == [
+        "pass",
+        "pass",
+        "pass",
+        "fail",
+        "fail",
+    ]
+
+
+def test_confidence_on_a_yes_no_is_ignored() -> None:
+    question = warned("yes-no-confidence")
+    assert question.confidence is None
+    assert [judge(question, YesNo(p), LIMITS).result for p in (0.9, 0.85, 0.8)] == ["pass", "fail", "fail"]
 
 
 @pytest.mark.parametrize(

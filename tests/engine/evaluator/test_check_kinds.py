@@ -23,6 +23,7 @@ from tests.engine.engine_support import (
     step_states,
 )
 from tests.engine.evaluator.engine_check_support import VERDICT_VALIDATOR, Judge, checked_engine, verdict
+from tests.support.processes import write_process
 
 pytestmark = pytest.mark.both_stores
 
@@ -71,6 +72,15 @@ RUBRIC = """
         pass: 1
         confidence: 0.6
 """
+OVERLAP = """
+    check:
+      - ask: Does the note answer the ticket?
+        one_of:
+          answers: Answers the ticket.
+          unclear: Cannot tell.
+        pass: [answers, unclear]
+        unsure: [unclear]
+"""
 ADVISORY = """
     advisory: true
     check:
@@ -85,6 +95,7 @@ ASKS = {
     BAND: "The note answers the ticket.",
     CHOICE: "What does the note do?",
     RUBRIC: "How complete is the note?",
+    OVERLAP: "Does the note answer the ticket?",
 }
 
 
@@ -117,6 +128,8 @@ async def submit_note(engine: Any, note: str = "Refunded in full.") -> dict[str,
         (RUBRIC, Level(2, 0.5), ("rubric", 2, 0.5, "unsure"), "unsure"),
         (RUBRIC, Level(0, 0.9), ("rubric", 0, 0.9, "fail"),
          ["check: How complete is the note? → level 0: Says nothing useful. (0.9)"]),
+        (OVERLAP, Choice("answers", 0.9), ("choice", "answers", 0.9, "pass"), "pass"),
+        (OVERLAP, Choice("unclear", 0.99), ("choice", "unclear", 0.99, "unsure"), "unsure"),
     ],
 )  # fmt: skip
 async def test_each_question_kind_reaches_its_verdict_through_submit(
@@ -141,6 +154,30 @@ async def test_each_question_kind_reaches_its_verdict_through_submit(
         assert step_states(view)["work"] == "waiting"
         assert view["workItems"][0]["escalation"]["check"] == expected
         assert view["data"]["steps"]["work"] == {"check": expected, "history": []}
+
+
+WARNINGS = Path(__file__).resolve().parents[1] / "document" / "warnings"
+
+
+@pytest.mark.parametrize(
+    "case",
+    ["choice-pass-empty", "choice-unsure-also-pass", "yes-no-confidence", "yes-no-fail-not-below-pass"],
+)
+async def test_a_check_the_profile_gives_a_verdict_for_publishes_with_its_warning(
+    tmp_path: Path, clock: ManualClock, case: str
+) -> None:
+    """The profile refuses a check only where it is not offered; these say what their author meant."""
+    text = (WARNINGS / f"{case}.md").read_text(encoding="utf-8")
+    listed = [line.removeprefix("- ") for line in text.split("\nWarnings:\n")[1].splitlines()]
+    async with checked_engine(tmp_path, clock, Judge()) as engine:
+        result = await engine.publish(write_process(tmp_path, text), {})
+    assert (result.ok, result.name, result.version, result.issues, result.warnings) == (
+        True,
+        "demo",
+        1,
+        [],
+        listed,
+    )
 
 
 @pytest.mark.parametrize(

@@ -90,6 +90,12 @@ async def test_an_empty_file_passes_everything_with_full_confidence(tmp_path: Pa
     ]
 
 
+async def test_a_choice_that_lets_no_answer_pass_gets_its_first_answer(tmp_path: Path) -> None:
+    evaluator = ScriptedEvaluator.load(write(tmp_path, ""))
+    question = CheckQuestion(ask="q", kind="choice", choices=(("a", "A"), ("b", "B")), unsure_choices=("b",))
+    assert await evaluator.answer(request(question)) == Choice("a", 1.0)
+
+
 async def test_a_scripted_run_check_reaches_the_scripted_verdict(tmp_path: Path) -> None:
     evaluator = ScriptedEvaluator.load(write(tmp_path, ANSWERS))
     verdict = await run_check_with(evaluator)

@@ -95,4 +95,4 @@ async def test_send_event_checks_who_and_what(engine: Engine, tmp_path: Path) ->
     )
     big = {"blob": "x" * (1024 * 1024)}
     reply = await call(engine, SCREENER, "send_event", runId=run_id, name="signal", data=big)
-    assert err(reply, "not_accepted")["issues"][0].startswith("data: ")
+    err(reply, "invalid", ["data: 1048613 bytes would exceed limits.runDataBytes (1048576)"])

@@ -189,6 +189,8 @@ async def test_an_agent_cannot_start_a_process_with_an_initiator_step(engine: En
 
 
 async def test_inputs_are_bounded_by_run_data_bytes(tmp_path: Path, clock: ManualClock) -> None:
+    """Inputs at start and event data, arguments of the call, are `invalid` over the cap; a submission
+    of work is `not_accepted` (spec §6 rule 3, §4.3)."""
 
     from engine.org import ServerSettings
 
@@ -205,6 +207,10 @@ async def test_inputs_are_bounded_by_run_data_bytes(tmp_path: Path, clock: Manua
         token = (await claim(engine, view["run"]["id"], "one"))["token"]
         reply = await call(engine, SCREENER, "submit", token=token, output={"note": "y" * 100}, summary="s")
         err(reply, "not_accepted", ["run data: 317 bytes would exceed limits.runDataBytes (200)"])
+        reply = await call(
+            engine, SCREENER, "send_event", runId=view["run"]["id"], name="paid", data={"n": "z" * 60}
+        )
+        err(reply, "invalid", ["data: 205 bytes would exceed limits.runDataBytes (200)"])
     finally:
         await engine.close()
 
