@@ -28,22 +28,22 @@ from textual.widgets import Input, Static, TabbedContent, TextArea
 from textual.worker import Worker, WorkerState
 
 from console import messages
-from console.actions import bindings
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
 from console.client.paging import Change, all_pages
 from console.client.wire import RunSummary
-from console.commands import RegistryCommands
 from console.config import ConsoleConfig
 from console.documents import Documents
 from console.flows import Flows
+from console.keys.commands import RegistryCommands
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.notices import NoticeLog
 from console.palette import Palette
 from console.panes.runs import RunsQuery
 from console.refresh import Backoff, EndedRuns, Lists, is_retry
-from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, OpenFailed, Session

@@ -22,8 +22,8 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from console import messages
-from console.actions import ActionSpec
 from console.demo.presenter import ConsolePresenter
+from console.keys.registry import ActionSpec
 from console.widgets.live_table import Column, LiveTable
 
 REFRESH_SECONDS = 0.5

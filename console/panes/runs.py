@@ -23,14 +23,14 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
-from console.actions import bindings
 from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
 from console.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.panes.work import wants_rows, window_text
-from console.scoped import Permissions, Scoped
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.virtual_table import VirtualTable, Window

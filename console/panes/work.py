@@ -19,7 +19,6 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Select, Static
 
-from console.actions import bindings
 from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import PersonWorkEntry
 from console.format import (
@@ -37,10 +36,11 @@ from console.format import (
     sort_value,
     unique_prefix,
 )
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.palette import Palette
 from console.render import to_text, work_item_lines
-from console.scoped import Permissions, Scoped
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.sized_text import update_sized

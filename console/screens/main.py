@@ -19,11 +19,11 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from console.keys.scoped import Permissions
 from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
-from console.scoped import Permissions
 from console.session import EndpointInfo, ExtraPane
 from console.widgets.footer import Footer
 

@@ -27,7 +27,7 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from console.actions import bindings
+from console.keys.registry import bindings
 from console.widgets.columns import PADDING, fit_widths
 from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
 

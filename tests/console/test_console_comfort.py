@@ -46,7 +46,7 @@ async def test_the_palette_offers_the_registry_actions_that_apply(
 
 
 async def test_read_only_keeps_writes_out_of_the_palette(client: LocalClient, clock: ManualClock) -> None:
-    from console.commands import available
+    from console.keys.commands import available
 
     app = make_app(client, clock, read_only=True)
     async with app.run_test(size=(120, 40)):

@@ -19,6 +19,7 @@ from textual.widgets import Static
 from console.client.local import LocalClient
 from console.client.paging import all_pages
 from console.client.wire import ProcessSummary, RunSummary
+from console.keys.scoped import Permissions
 from console.messages import (
     CancelRequested,
     ConsoleMessage,
@@ -38,7 +39,6 @@ from console.panes.evidence import MAX_VIEW_BYTES, Checked, EvidencePane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
-from console.scoped import Permissions
 from console.screens.run import RunDetail, RunScreen
 from console.widgets.map_view import MapView
 from console.widgets.virtual_table import Window

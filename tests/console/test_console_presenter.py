@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from textual.widgets import OptionList
 
-from console.actions import ACTIONS
 from console.app import ApcApp
 from console.client.local import LocalClient
 from console.config import ConsoleConfig
+from console.keys.registry import ACTIONS
 from console.modals.common import ChoiceDialog
 from console.screens.run import RunScreen
 from console.session import Session

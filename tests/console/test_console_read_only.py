@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from console.actions import ACTIONS
 from console.app import ApcApp
 from console.cli import main
 from console.config import ConsoleConfig
 from console.embedded import AGENT_ID, open_embedded, open_read_only
+from console.keys.registry import ACTIONS
 from console.screens.run import RunScreen
 from engine.identity import agent
 from tests.console.console_support import SCREENING, Agent, settle

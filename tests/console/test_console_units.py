@@ -9,7 +9,6 @@ import pytest
 from rich.console import Console
 from textual.binding import Binding
 
-from console.actions import ACTIONS, SCOPE_TITLES, allowed, bindings
 from console.answer import error_lines, event_line, run_state_line
 from console.client.base import Capabilities
 from console.client.files import FetchedFile, file_name_from
@@ -27,6 +26,7 @@ from console.client.wire import (
 from console.config import ConsoleConfig
 from console.diff import attempt_diffs, diff_values, run_data_changes
 from console.format import age, counted, due, span
+from console.keys.registry import ACTIONS, SCOPE_TITLES, allowed, bindings
 from console.modals.decide import Confirm, DecisionSet
 from console.modals.decide_context import input_table
 from console.modals.event import parse_event
@@ -142,7 +142,7 @@ def test_event_names_and_data_are_checked_before_sending() -> None:
 
 def test_every_action_has_a_unique_id_a_known_scope_and_a_handler() -> None:
     from console.app import ApcApp
-    from console.commands import RegistryCommands
+    from console.keys.commands import RegistryCommands
     from console.modals.common import Dialog
     from console.panes.evidence import EvidencePane
     from console.panes.processes import ProcessesPane

@@ -14,8 +14,8 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 from textual.dom import DOMNode
 from textual.screen import Screen
 
-from console.actions import SCOPE_TITLES, ActionSpec, specs
-from console.scoped import scope_of
+from console.keys.registry import SCOPE_TITLES, ActionSpec, specs
+from console.keys.scoped import scope_of
 
 
 def focus_chain(screen: Screen[object]) -> list[tuple[str, DOMNode]]:

@@ -7,8 +7,8 @@ from typing import TYPE_CHECKING, ClassVar
 
 from textual.dom import DOMNode
 
-from console.actions import allowed, find, specs
 from console.client import Capabilities
+from console.keys.registry import allowed, find, specs
 
 
 @dataclass(frozen=True)
