@@ -41,13 +41,13 @@ from console.keys.scoped import Permissions, Scoped
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
 from console.notices import NoticeLog
-from console.palette import Palette
 from console.panes.runs import RunsQuery
 from console.refresh import Backoff, EndedRuns, Lists, is_retry
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.session import ExtraPane, Opener, OpenFailed, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.views.palette import Palette
 from console.widgets.live_table import STOPPABLE, StopRequested
 from console.widgets.virtual_table import Window
 

@@ -11,8 +11,8 @@ from collections.abc import Callable
 
 from console.client import Client
 from console.client.wire import Limits
-from console.render import BarOf
-from console.verdict_bars import bar_for, step_bars
+from console.views.render import BarOf
+from console.views.verdict_bars import bar_for, step_bars
 from engine.document.model import Process
 
 StepBars = Callable[[str], BarOf]

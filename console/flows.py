@@ -13,7 +13,6 @@ from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from console.answer import event_line, run_now_line, run_state_line
 from console.client import Identity, failure
 from console.client.files import FetchedFile
 from console.client.paging import PAGE, all_pages
@@ -31,7 +30,6 @@ from console.client.wire import (
     StartRunResult,
 )
 from console.documents import Documents
-from console.format import one_line
 from console.modals.common import (
     AnswerDialog,
     ChoiceDialog,
@@ -46,6 +44,8 @@ from console.modals.start import StartRunDialog
 from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
 from console.panes.work import item_key, item_kind
 from console.screens.run import RunDetail, RunScreen
+from console.views.answer import event_line, run_now_line, run_state_line
+from console.views.format import one_line
 from engine.document import load_path
 
 if TYPE_CHECKING:

@@ -10,7 +10,7 @@ from textual.containers import VerticalScroll
 from textual.widgets import Static
 
 from console.notices import Entry
-from console.palette import Palette
+from console.views.palette import Palette
 
 
 def entry_text(entry: Entry, palette: Palette) -> Text:

@@ -18,11 +18,11 @@ from textual.widgets import DataTable, Static
 
 from console.client.files import FetchedFile
 from console.client.wire import RecordedEvidence, RunView
-from console.format import plain
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
 from console.messages import CopyRequested, Notice, SaveFileRequested, ViewTextRequested
-from console.palette import Palette
+from console.views.format import plain
+from console.views.palette import Palette
 from console.widgets.live_table import Column, LiveTable
 
 COLUMNS = (

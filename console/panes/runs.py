@@ -25,12 +25,12 @@ from textual.widgets import Input, Select, Static
 
 from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
-from console.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
-from console.palette import Palette
 from console.panes.work import wants_rows, window_text
+from console.views.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
+from console.views.palette import Palette
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.virtual_table import VirtualTable, Window

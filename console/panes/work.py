@@ -21,7 +21,10 @@ from textual.widgets import Checkbox, Input, Select, Static
 
 from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import PersonWorkEntry
-from console.format import (
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
+from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
+from console.views.format import (
     Cell,
     SortText,
     TimedCell,
@@ -36,11 +39,8 @@ from console.format import (
     sort_value,
     unique_prefix,
 )
-from console.keys.registry import bindings
-from console.keys.scoped import Permissions, Scoped
-from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
-from console.palette import Palette
-from console.render import to_text, work_item_lines
+from console.views.palette import Palette
+from console.views.render import to_text, work_item_lines
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.sized_text import update_sized

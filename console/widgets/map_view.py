@@ -11,7 +11,7 @@ from console.keys.registry import bindings
 from console.keys.scoped import Scoped
 from console.map.canvas import Span
 from console.map.layout import MapDrawing
-from console.palette import Palette
+from console.views.palette import Palette
 
 
 def drawing_text(drawing: MapDrawing, palette: Palette) -> Text:

@@ -11,10 +11,10 @@ from textual.widgets import Checkbox, Input, Select, TextArea
 
 from console.client.local import LocalClient
 from console.client.wire import Limits, QuestionKind, RunView, VerdictQuestion
-from console.format import short_id
 from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
-from console.verdict_bars import bar_for, question_bar
+from console.views.format import short_id
+from console.views.verdict_bars import bar_for, question_bar
 from engine.check import Answer, Choice, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine

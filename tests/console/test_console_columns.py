@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from pathlib import Path
 
-from console.format import short_id, unique_prefix
 from console.panes import runs, work
+from console.views.format import short_id, unique_prefix
 from console.widgets.columns import fit_widths
 from engine.clock import ManualClock
 from engine.ids import IdSource

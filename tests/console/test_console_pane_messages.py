@@ -34,12 +34,12 @@ from console.messages import (
     StartRunRequested,
     ViewTextRequested,
 )
-from console.palette import Palette
 from console.panes.evidence import MAX_VIEW_BYTES, Checked, EvidencePane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
 from console.screens.run import RunDetail, RunScreen
+from console.views.palette import Palette
 from console.widgets.map_view import MapView
 from console.widgets.virtual_table import Window
 from engine.clock import ManualClock

@@ -9,8 +9,8 @@ from typing import Any
 from textual.widgets import TabbedContent
 
 from console.client.local import LocalClient
-from console.diff import diff_values, word_diff
 from console.screens.run import RunScreen
+from console.views.diff import diff_values, word_diff
 from console.widgets.live_table import LiveTable
 from engine.clock import ManualClock
 from engine.core import Engine

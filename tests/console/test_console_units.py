@@ -9,7 +9,6 @@ import pytest
 from rich.console import Console
 from textual.binding import Binding
 
-from console.answer import error_lines, event_line, run_state_line
 from console.client.base import Capabilities
 from console.client.files import FetchedFile, file_name_from
 from console.client.remote import token_identity
@@ -24,17 +23,18 @@ from console.client.wire import (
     StepView,
 )
 from console.config import ConsoleConfig
-from console.diff import attempt_diffs, diff_values, run_data_changes
-from console.format import age, counted, due, span
 from console.keys.registry import ACTIONS, SCOPE_TITLES, allowed, bindings
 from console.modals.decide import Confirm, DecisionSet
 from console.modals.decide_context import input_table
 from console.modals.event import parse_event
-from console.palette import Palette
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
-from console.render import Hanging, record_lines, reflowed
 from console.themes import load_themes
+from console.views.answer import error_lines, event_line, run_state_line
+from console.views.diff import attempt_diffs, diff_values, run_data_changes
+from console.views.format import age, counted, due, span
+from console.views.palette import Palette
+from console.views.render import Hanging, record_lines, reflowed
 from tests.console.console_support import a_run, a_view, a_work_item
 
 NOW = datetime(2026, 10, 6, 9, 0, tzinfo=UTC)

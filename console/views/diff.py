@@ -10,7 +10,7 @@ import difflib
 from collections.abc import Mapping
 
 from console.client.wire import Json, RunData, StepData, StepRecord
-from console.format import value_text
+from console.views.format import value_text
 
 LONG = 60
 """Strings longer than this are compared word by word, so the change shows, not a cut-off prefix."""

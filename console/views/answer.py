@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from console.client.envelope import error_code, error_issues, error_message
 from console.client.wire import Failure, RunView, SendEventResult
-from console.format import short_id
+from console.views.format import short_id
 
 CURRENT = ("ready", "claimed", "waiting")
 """Step states where a run is now."""

@@ -16,15 +16,15 @@ from rich.measure import Measurement
 from rich.text import Text
 
 from console.client.wire import Handoff, StepData, StepRecord, Verdict, VerdictQuestion, WorkItem
-from console.diff import RECORD_FIELDS, attempt_diffs
-from console.format import assignee, counted, one_line, stamp, value_text
-from console.palette import Palette
+from console.views.diff import RECORD_FIELDS, attempt_diffs
+from console.views.format import assignee, counted, one_line, stamp, value_text
+from console.views.palette import Palette
 
 Line = tuple[str, str]
 """Text and a style (possibly empty)."""
 
 BarOf = Callable[[VerdictQuestion], str]
-"""A verdict question to the threshold it had to clear (console.verdict_bars); None shows no thresholds."""
+"""A verdict question to the threshold it had to clear (console.views.verdict_bars); None shows no thresholds."""
 
 
 def to_text(lines: list[Line]) -> Text:

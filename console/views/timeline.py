@@ -13,9 +13,9 @@ from typing import Any
 
 from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import RunView, StepRecord
-from console.format import stamp, value_text
-from console.palette import Palette
-from console.render import Line
+from console.views.format import stamp, value_text
+from console.views.palette import Palette
+from console.views.render import Line
 
 
 @dataclass(frozen=True)
