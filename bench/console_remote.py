@@ -33,7 +33,7 @@ from console.client.base import ToolClient, Who
 from console.client.envelope import failure
 from console.client.remote import RemoteClient
 from console.config import ConsoleConfig
-from console.session import Session
+from console.live.session import Session
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.http.app import first_free_port, start_server

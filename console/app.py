@@ -1,7 +1,7 @@
 """The operator console: one Textual app over one `Client`, embedded or remote.
 
 The app owns the connection, the theme and the live refresh (one loop, paused with `p`, reading only
-what is on screen: `console.refresh`). It hands each pane what it shows and handles what the
+what is on screen: `console.live.refresh`). It hands each pane what it shows and handles what the
 panes ask for (`console.messages`) with `@on`, leaving the flows that span screens to `Flows`.
 """
 
@@ -30,22 +30,22 @@ from textual.worker import Worker, WorkerState
 from console import messages
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
-from console.client.paging import Change, all_pages
 from console.client.wire import RunSummary
 from console.config import ConsoleConfig
-from console.documents import Documents
 from console.flows import Flows
 from console.keys.commands import RegistryCommands
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
+from console.live.documents import Documents
+from console.live.notices import NoticeLog
+from console.live.paging import Change, all_pages
+from console.live.refresh import Backoff, EndedRuns, Lists, is_retry
+from console.live.session import ExtraPane, Opener, OpenFailed, Session
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
-from console.notices import NoticeLog
 from console.panes.runs import RunsQuery
-from console.refresh import Backoff, EndedRuns, Lists, is_retry
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
-from console.session import ExtraPane, Opener, OpenFailed, Session
 from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.views.palette import Palette
 from console.widgets.live_table import STOPPABLE, StopRequested

@@ -153,7 +153,7 @@ def reach(server: str, token: str) -> tuple[str, Who] | str:
 def run_console(args: argparse.Namespace) -> int:
     from console.app import ApcApp
     from console.config import ConsoleConfig, default_config_path
-    from console.session import Session
+    from console.live.session import Session
 
     if args.server:
         from console.client.remote import RemoteClient

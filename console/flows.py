@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING
 
 from console.client import Identity, failure
 from console.client.files import FetchedFile
-from console.client.paging import PAGE, all_pages
 from console.client.run_log import RunLog, RunLogEntry
 from console.client.wire import (
     CancelResult,
@@ -29,7 +28,8 @@ from console.client.wire import (
     RunView,
     StartRunResult,
 )
-from console.documents import Documents
+from console.live.documents import Documents
+from console.live.paging import PAGE, all_pages
 from console.modals.common import (
     AnswerDialog,
     ChoiceDialog,

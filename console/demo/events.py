@@ -13,11 +13,11 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from console.client.paging import PAGE, all_pages
 from console.client.wire import Envelope, Json, ListRunsResult, RunState, RunSummary
 from console.demo.calls import Caller, as_person
 from console.demo.director import Director
 from console.demo.pace import Pace
+from console.live.paging import PAGE, all_pages
 from engine.clock import rfc3339
 from engine.core import Engine
 from engine.document import durations

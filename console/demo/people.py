@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from console.client.paging import PAGE
 from console.client.wire import (
     DecideArguments,
     DecideDetails,
@@ -41,6 +40,7 @@ from console.demo.relations import Relations
 from console.demo.revise import Context, check_lines, edited_output, named_fields
 from console.demo.scene import Scene, run_seed
 from console.demo.work import Where, draft, evidence_items, summary
+from console.live.paging import PAGE
 from engine.document.fields import parse_fields
 from engine.identity import Identity
 from engine.org import OPERATORS_GROUP

@@ -24,7 +24,7 @@ from console.demo.pane import DemoPane
 from console.demo.presenter import ConsolePresenter, Controls
 from console.demo.stories import Story
 from console.demo.system import DemoSettings, DemoSystem
-from console.session import EndpointInfo, ExtraPane, Session
+from console.live.session import EndpointInfo, ExtraPane, Session
 
 
 def notices(system: DemoSystem, story: Story | None) -> list[str]:

@@ -52,7 +52,7 @@ def main() -> int:
     from console.app import ApcApp
     from console.client.remote import RemoteClient
     from console.demo.pane import DemoPane
-    from console.session import ExtraPane, Session
+    from console.live.session import ExtraPane, Session
     from engine.identity import Identity
 
     line = os.environ.get(READY_ENV)

@@ -9,7 +9,7 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from console.notices import Entry
+from console.live.notices import Entry
 from console.views.palette import Palette
 
 

@@ -23,10 +23,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
-from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
+from console.live.paging import Change, KeptRows, PagedList
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.panes.work import wants_rows, window_text
 from console.views.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text

@@ -19,10 +19,10 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Select, Static
 
-from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import PersonWorkEntry
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
+from console.live.paging import Change, KeptRows, PagedList
 from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.views.format import (
     Cell,

@@ -20,11 +20,11 @@ from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
 from console.keys.scoped import Permissions
+from console.live.session import EndpointInfo, ExtraPane
 from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
-from console.session import EndpointInfo, ExtraPane
 from console.widgets.footer import Footer
 
 

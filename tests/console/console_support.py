@@ -32,7 +32,7 @@ from console.client.wire import (
     WorkItem,
 )
 from console.config import ConsoleConfig
-from console.session import Session
+from console.live.session import Session
 from console.themes import load_themes
 from console.widgets.live_table import LiveTable
 from console.widgets.virtual_table import VirtualTable

@@ -11,8 +11,8 @@ import pytest
 from console.client import failure
 from console.client.local import LocalClient
 from console.embedded import delivery_line
+from console.live.notices import ActivityFeed, NoticeLog, route_engine_log
 from console.modals.decide import DecideDialog
-from console.notices import ActivityFeed, NoticeLog, route_engine_log
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.store.base import AttemptResult, Delivery, DeliveryState

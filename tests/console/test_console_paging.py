@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from console.client.paging import PagedList
-from console.refresh import Backoff
+from console.live.paging import PagedList
+from console.live.refresh import Backoff
 
 
 class Server:

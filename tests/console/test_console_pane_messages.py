@@ -17,9 +17,9 @@ from textual.widget import Widget
 from textual.widgets import Static
 
 from console.client.local import LocalClient
-from console.client.paging import all_pages
 from console.client.wire import ProcessSummary, RunSummary
 from console.keys.scoped import Permissions
+from console.live.paging import all_pages
 from console.messages import (
     CancelRequested,
     ConsoleMessage,

@@ -8,12 +8,12 @@ from pathlib import Path
 from textual.widgets import Input, OptionList, Select, TabbedContent
 
 from console.client.local import LocalClient
+from console.live.session import EndpointInfo, Session
 from console.modals.common import PathDialog, TextDialog
 from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import EvidencePane
 from console.screens.run import RunScreen
-from console.session import EndpointInfo, Session
 from console.widgets.map_view import MapView
 from engine.clock import ManualClock
 from tests.console.console_support import (

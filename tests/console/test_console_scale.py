@@ -15,7 +15,7 @@ from bench.seed import publish_approval, seed_approvals
 from console.app import ApcApp
 from console.client.base import ToolClient
 from console.config import ConsoleConfig
-from console.session import Session
+from console.live.session import Session
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import person

@@ -16,7 +16,7 @@ from textual.widgets import TabbedContent
 
 from console.app import ApcApp
 from console.config import ConsoleConfig
-from console.session import Session
+from console.live.session import Session
 from console.themes import load_themes
 from engine.check import Choice, YesNo
 from engine.clock import ManualClock

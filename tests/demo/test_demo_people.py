@@ -6,12 +6,12 @@ from pathlib import Path
 from typing import Any
 
 from bench.seed import publish_approval, seed_approvals
-from console.client.paging import PAGE
 from console.demo.agent import AgentBehaviour, DemoAgent
 from console.demo.link import EngineLink
 from console.demo.org import DemoOrg
 from console.demo.pace import ManualPace
 from console.demo.people import FAIL_NOTE, REJECT_NOTES, RETURN_NOTES, DemoPeople, PeopleBehaviour
+from console.live.paging import PAGE
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import Identity, agent, person

@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, cast
 
 from console.client.envelope import error_code
-from console.client.paging import KEEP_PAGES, PAGE, Change, Page, PagedList
 from console.client.wire import Envelope, Failure, ListRunsResult, PersonWorkEntry, RunSummary
+from console.live.paging import KEEP_PAGES, PAGE, Change, Page, PagedList
 from console.panes.runs import OVER, RunsQuery, run_key
 from console.panes.work import item_key
 from console.widgets.virtual_table import Window

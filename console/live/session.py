@@ -11,8 +11,8 @@ from pathlib import Path
 from textual.widget import Widget
 
 from console.client import Client, Clock
-from console.notices import ActivityFeed
-from console.presenter import Presenter
+from console.live.notices import ActivityFeed
+from console.live.presenter import Presenter
 
 
 class OpenFailed(Exception):
