@@ -31,7 +31,6 @@ from console import messages
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
 from console.client.wire import RunSummary
-from console.config import ConsoleConfig
 from console.flows import Flows
 from console.keys.commands import RegistryCommands
 from console.keys.registry import bindings
@@ -46,7 +45,8 @@ from console.modals.help import HelpDialog
 from console.panes.runs import RunsQuery
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
-from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.settings.config import ConsoleConfig
+from console.settings.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.views.palette import Palette
 from console.widgets.live_table import STOPPABLE, StopRequested
 from console.widgets.virtual_table import Window

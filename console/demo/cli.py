@@ -18,7 +18,7 @@ from console.demo.people import PeopleBehaviour
 from console.demo.relations import RelationsError
 from console.demo.stories import StoryError, UnknownStory, load_story, story_names
 from console.demo.system import DemoSettings
-from console.samples import no_samples, sample_folders
+from console.embedded.samples import no_samples, sample_folders
 from engine.datafolder import DataFolderInUse
 from engine.http.serve import port_number
 

@@ -35,8 +35,8 @@ from console.demo.stage import moment
 from console.demo.stories import Story
 from console.demo.story import RunStarter, scripted_showcase
 from console.demo.story_play import StoryPlayer
+from console.embedded.samples import publish_samples
 from console.resources import bundled
-from console.samples import publish_samples
 from engine.clock import ManualClock, ServerClock, rfc3339
 from engine.core import Engine
 from engine.document.model import Process

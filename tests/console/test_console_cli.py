@@ -17,9 +17,9 @@ import pytest
 from console.app import ApcApp
 from console.cli import main
 from console.client.remote import RemoteClient
-from console.embedded import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
+from console.embedded.launch import AGENT_ID, OPERATOR_EMAIL, ensure_org, open_embedded, sample_roles
+from console.embedded.samples import SAMPLES, no_samples
 from console.live.session import OpenFailed, Session
-from console.samples import SAMPLES, no_samples
 from engine.core import DB_FILE
 from engine.datafolder import FolderLock
 from tests.support.processes import write_process

@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.widgets import Input, Select
 
 from console.client.local import LocalClient
-from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog
+from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, cells, make_app, press, settle, shown, type_into
 

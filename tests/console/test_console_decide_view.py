@@ -6,10 +6,10 @@ from __future__ import annotations
 from textual.widgets import OptionList, RadioButton, RadioSet, TabbedContent, TextArea
 
 from console.client.local import LocalClient
-from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog, TextDialog
 from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
+from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, make_app, press, run_view, settle, shown, type_into
 

@@ -10,7 +10,7 @@ import pytest
 
 from console.client import failure
 from console.client.local import LocalClient
-from console.embedded import delivery_line
+from console.embedded.launch import delivery_line
 from console.live.notices import ActivityFeed, NoticeLog, route_engine_log
 from console.modals.decide import DecideDialog
 from engine.clock import ManualClock

@@ -195,7 +195,7 @@ async def test_the_endpoint_tab_shows_a_client_config_to_paste(
     client: LocalClient, clock: ManualClock
 ) -> None:
     from console.app import ApcApp
-    from console.config import ConsoleConfig
+    from console.settings.config import ConsoleConfig
 
     endpoint = EndpointInfo("http://127.0.0.1:8765/mcp", "local-agent", "apc_secret-token", Path("/data"))
     app = ApcApp(

@@ -8,12 +8,12 @@ from textual.widgets import OptionList
 
 from console.app import ApcApp
 from console.client.local import LocalClient
-from console.config import ConsoleConfig
 from console.keys.registry import ACTIONS
 from console.live.session import Session
 from console.modals.common import ChoiceDialog
 from console.screens.run import RunScreen
-from console.themes import load_themes
+from console.settings.config import ConsoleConfig
+from console.settings.themes import load_themes
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, make_app, press, settle, shown
 

@@ -13,10 +13,10 @@ import pytest
 
 from console.app import ApcApp
 from console.cli import main
-from console.config import ConsoleConfig
-from console.embedded import AGENT_ID, open_embedded, open_read_only
+from console.embedded.launch import AGENT_ID, open_embedded, open_read_only
 from console.keys.registry import ACTIONS
 from console.screens.run import RunScreen
+from console.settings.config import ConsoleConfig
 from engine.identity import agent
 from tests.console.console_support import SCREENING, Agent, settle
 from tests.support.processes import write_process

@@ -14,8 +14,8 @@ from typing import Any
 from bench.seed import publish_approval, seed_approvals
 from console.app import ApcApp
 from console.client.base import ToolClient
-from console.config import ConsoleConfig
 from console.live.session import Session
+from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.identity import person

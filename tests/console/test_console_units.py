@@ -22,14 +22,14 @@ from console.client.wire import (
     StepRecord,
     StepView,
 )
-from console.config import ConsoleConfig
 from console.keys.registry import ACTIONS, SCOPE_TITLES, allowed, bindings
 from console.modals.decide import Confirm, DecisionSet
 from console.modals.decide_context import input_table
 from console.modals.event import parse_event
 from console.panes.evidence import check_file, evidence_rows
 from console.panes.runs import parse_input_filter
-from console.themes import load_themes
+from console.settings.config import ConsoleConfig
+from console.settings.themes import load_themes
 from console.views.answer import error_lines, event_line, run_state_line
 from console.views.diff import attempt_diffs, diff_values, run_data_changes
 from console.views.format import age, counted, due, span

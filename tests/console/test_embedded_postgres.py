@@ -6,7 +6,7 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
-from console.embedded import ensure_org, open_embedded
+from console.embedded.launch import ensure_org, open_embedded
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.engine.engine_support import SCREENER, THREE_AGENTS, call, make_org, ok, publish

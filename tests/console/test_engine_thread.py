@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from console.client.engine_thread import EngineThread
-from console.embedded import open_embedded
+from console.embedded.launch import open_embedded
 
 
 def engine_threads() -> list[str]:

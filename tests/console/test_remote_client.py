@@ -15,8 +15,8 @@ from console.cli import EXIT_USAGE, main
 from console.client.base import Who
 from console.client.connection import ConnectionFailed
 from console.client.remote import RemoteClient, connect, endpoint_urls, token_who
-from console.config import ConsoleConfig
 from console.live.session import Session
+from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.http.app import RunningServer, start_server

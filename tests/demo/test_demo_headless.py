@@ -20,7 +20,7 @@ from console.demo.headless import recorded_checks, run_headless
 from console.demo.org import OPERATOR
 from console.demo.story import allowed_outcomes
 from console.demo.system import DemoSettings
-from console.samples import no_samples
+from console.embedded.samples import no_samples
 from engine.document import load_path
 from tests.demo.demo_support import schema_problems
 

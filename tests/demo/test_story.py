@@ -10,8 +10,8 @@ import pytest
 from console.demo.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
 from console.demo.story import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
 from console.demo.system import DemoSettings
+from console.embedded.samples import publish_samples
 from console.resources import bundled
-from console.samples import publish_samples
 from engine.check import CheckConfig
 from engine.clock import ManualClock
 from engine.core import Engine

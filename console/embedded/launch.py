@@ -21,9 +21,9 @@ from pathlib import Path
 
 from console.client.engine_thread import EngineThread
 from console.client.local import LocalClient
+from console.embedded.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from console.live.notices import ActivityFeed, route_engine_log
 from console.live.session import EndpointInfo, OpenFailed, Session
-from console.samples import SAMPLES, no_samples, publish_samples, sample_folders
 from engine.core import DB_FILE, Engine
 from engine.datafolder import FILE_MODE, DataFolderInUse, default_data_dir, prepare
 from engine.document import load_path
