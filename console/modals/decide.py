@@ -49,12 +49,12 @@ from console.messages import CopyRequested, ViewTextRequested
 from console.modals.common import Dialog
 from console.modals.decide_context import context_lines, evidence_of
 from console.modals.evidence import EvidenceEditor
-from console.modals.fields import FieldsForm, declared_fields
 from console.views.answer import error_lines
 from console.views.diff import run_data_changes
 from console.views.format import short_id
 from console.views.palette import Palette
 from console.views.render import BarOf, Hanging
+from console.widgets.fields import FieldsForm, declared_fields
 from console.widgets.toggles import GlyphCheckbox, GlyphRadioButton
 
 CheckBars = Callable[[str, int], Awaitable[Callable[[str], BarOf]]]

@@ -12,7 +12,7 @@ from console.app import ApcApp
 from console.client.local import LocalClient
 from console.modals.decide import DecideDialog
 from console.modals.evidence import EvidenceEditor
-from console.modals.fields import FieldEditor
+from console.widgets.fields import FieldEditor
 from engine.clock import ManualClock
 from engine.core import Engine
 from tests.console.console_support import Agent, click, make_app, press, run_view, settle, shown, type_into
