@@ -37,19 +37,17 @@ from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
 from console.live.documents import Documents
 from console.live.notices import NoticeLog
-from console.live.paging import Change, all_pages
-from console.live.refresh import Backoff, EndedRuns, Lists, is_retry
+from console.live.paging import Change, Window, all_pages
+from console.live.refresh import Backoff, EndedRuns, Lists, RunsQuery, is_retry
 from console.live.session import ExtraPane, Opener, OpenFailed, Session
 from console.modals.common import AnswerDialog, ChoiceDialog
 from console.modals.help import HelpDialog
-from console.panes.runs import RunsQuery
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
 from console.settings.config import ConsoleConfig
 from console.settings.themes import DEFAULT_THEME, LoadedThemes, load_themes
 from console.views.palette import Palette
 from console.widgets.live_table import STOPPABLE, StopRequested
-from console.widgets.virtual_table import Window
 
 T = TypeVar("T")
 

@@ -30,6 +30,7 @@ from console.client.wire import (
 )
 from console.live.documents import Documents
 from console.live.paging import PAGE, all_pages
+from console.live.refresh import item_key
 from console.modals.common import (
     AnswerDialog,
     ChoiceDialog,
@@ -42,7 +43,7 @@ from console.modals.event import Event, EventDialog
 from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
 from console.panes.evidence import READING, EvidencePane, FileCheck, check_file
-from console.panes.work import item_key, item_kind
+from console.panes.work import item_kind
 from console.screens.run import RunDetail, RunScreen
 from console.views.answer import event_line, run_now_line, run_state_line
 from console.views.format import one_line

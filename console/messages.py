@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from console.client.wire import PersonWorkEntry, ProcessSummary, Run, RunSummary, RunView
-from console.widgets.virtual_table import Window
+from console.live.paging import Window
 
 
 class ConsoleMessage(Message):

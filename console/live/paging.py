@@ -5,10 +5,10 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections import OrderedDict
 from collections.abc import Awaitable, Callable, Iterator, Mapping
+from dataclasses import dataclass
 from typing import Generic, TypedDict, TypeVar
 
-from console.client.base import Client
-from console.client.wire import Envelope, Failure, ListRunsResult, RunState
+from console.client.wire import Envelope, Failure
 
 PAGE = 100
 MAX_PAGES = 200
@@ -41,22 +41,13 @@ async def all_pages(
     return items, True, None
 
 
-async def run_updates(client: Client) -> dict[str, str]:
-    """When each unfinished run last changed, which is how old its open work items are.
+@dataclass(frozen=True)
+class Window:
+    """The rows on screen, first to last (inclusive); last < first when the table is empty: what a
+    table shows, and so which pages a list reads."""
 
-    A person's work item carries no time of its own; the write that opened it is the run's last
-    change, so `updatedAt` of an active or waiting run dates the items it holds.
-    """
-    updated: dict[str, str] = {}
-    unfinished: tuple[RunState, ...] = ("active", "waiting")
-    for state in unfinished:
-
-        def fetch(cursor: str | None, state: RunState = state) -> Awaitable[Envelope[ListRunsResult]]:
-            return client.list_runs(state=state, limit=PAGE, cursor=cursor)
-
-        runs, _, _ = await all_pages(fetch)
-        updated.update({run["id"]: run["updatedAt"] for run in runs})
-    return updated
+    first: int
+    last: int
 
 
 KEEP_PAGES = 50

@@ -13,14 +13,20 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 from console.client.envelope import error_code
-from console.client.wire import Envelope, Failure, ListRunsResult, PersonWorkEntry, RunSummary
-from console.live.paging import KEEP_PAGES, PAGE, Change, Page, PagedList
-from console.panes.runs import OVER, RunsQuery, run_key
-from console.panes.work import item_key
-from console.widgets.virtual_table import Window
+from console.client.wire import (
+    Envelope,
+    Failure,
+    Json,
+    ListRunsResult,
+    PersonWorkEntry,
+    RunState,
+    RunSummary,
+)
+from console.live.paging import KEEP_PAGES, PAGE, Change, Page, PagedList, Window
+from console.views.answer import OVER
 
 if TYPE_CHECKING:
     from console.client import Client
@@ -53,6 +59,23 @@ class Backoff:
 
     def reset(self) -> None:
         self.factor = 1
+
+
+def item_key(entry: PersonWorkEntry) -> str:
+    """A work item's row: its run and its item, which stay the item's across reads."""
+    return f"{entry['runId']}/{entry['workItem']['id']}"
+
+
+def run_key(run: RunSummary) -> str:
+    return run["id"]
+
+
+class RunsQuery(TypedDict, total=False):
+    """The `list_runs` filter the runs pane's filter bar asks for."""
+
+    process: str
+    state: RunState
+    inputs: dict[str, Json]
 
 
 def _work_entry(entry: Any) -> bool:

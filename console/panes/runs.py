@@ -15,7 +15,6 @@ paging: a marked run whose page is let go is still marked. The confirmation name
 from __future__ import annotations
 
 import json
-from typing import TypedDict
 
 from rich.text import Text
 from textual import on
@@ -26,14 +25,16 @@ from textual.widgets import Input, Select, Static
 from console.client.wire import Json, RunState, RunSummary
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
-from console.live.paging import Change, KeptRows, PagedList
+from console.live.paging import Change, KeptRows, PagedList, Window
+from console.live.refresh import RunsQuery, run_key
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.panes.work import wants_rows, window_text
+from console.views.answer import OVER
 from console.views.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
 from console.views.palette import Palette
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
-from console.widgets.virtual_table import VirtualTable, Window
+from console.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     Column("mark", "", 1),
@@ -47,19 +48,6 @@ COLUMNS = (
     Column("inputs", "Inputs", 60, least=20, grow=True),
 )
 STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
-OVER = ("ended", "cancelled")
-
-
-def run_key(run: RunSummary) -> str:
-    return run["id"]
-
-
-class RunsQuery(TypedDict, total=False):
-    """The `list_runs` filter the pane's filter bar asks for."""
-
-    process: str
-    state: RunState
-    inputs: dict[str, Json]
 
 
 def parse_input_filter(text: str) -> tuple[dict[str, Json], list[str]]:

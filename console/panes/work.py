@@ -22,7 +22,8 @@ from textual.widgets import Checkbox, Input, Select, Static
 from console.client.wire import PersonWorkEntry
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
-from console.live.paging import Change, KeptRows, PagedList
+from console.live.paging import Change, KeptRows, PagedList, Window
+from console.live.refresh import item_key
 from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.views.format import (
     Cell,
@@ -45,7 +46,7 @@ from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.sized_text import update_sized
 from console.widgets.toggles import GlyphCheckbox
-from console.widgets.virtual_table import VirtualTable, Window
+from console.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     Column("flags", "", 2),
@@ -66,10 +67,6 @@ SORTS = ("age", "due")
 
 Clock = Callable[[], datetime]
 """The time now, as the connection's clock tells it (a demo's runs faster)."""
-
-
-def item_key(entry: PersonWorkEntry) -> str:
-    return f"{entry['runId']}/{entry['workItem']['id']}"
 
 
 def item_kind(entry: PersonWorkEntry) -> str:

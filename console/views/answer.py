@@ -8,13 +8,15 @@ from console.views.format import short_id
 
 CURRENT = ("ready", "claimed", "waiting")
 """Step states where a run is now."""
+OVER = ("ended", "cancelled")
+"""Run states from which a run does nothing more."""
 
 
 def run_state_line(view: RunView) -> str:
     """`r_8f2 waiting at approve` or `r_8f2 ended: onboarded`."""
     run = view["run"]
     state = run["state"]
-    if state in ("ended", "cancelled"):
+    if state in OVER:
         outcome = run["outcome"]
         return f"{run['id']} {state}" + (f": {outcome}" if outcome else "")
     current = [step["id"] for step in view["steps"] if step["state"] in CURRENT]

@@ -28,6 +28,7 @@ from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
 from console.keys.registry import bindings
+from console.live.paging import Window
 from console.widgets.columns import PADDING, fit_widths
 from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
 
@@ -68,14 +69,6 @@ class LineStyles:
     odd: Style
     cursor: Style
     placeholder: Style
-
-
-@dataclass(frozen=True)
-class Window:
-    """The rows on screen, first to last (inclusive); last < first when the table is empty."""
-
-    first: int
-    last: int
 
 
 class TableMessage(Message):

@@ -19,7 +19,7 @@ from textual.widgets import Static
 from console.client.local import LocalClient
 from console.client.wire import ProcessSummary, RunSummary
 from console.keys.scoped import Permissions
-from console.live.paging import all_pages
+from console.live.paging import Window, all_pages
 from console.messages import (
     CancelRequested,
     ConsoleMessage,
@@ -41,7 +41,6 @@ from console.panes.work import WorkPane
 from console.screens.run import RunDetail, RunScreen
 from console.views.palette import Palette
 from console.widgets.map_view import MapView
-from console.widgets.virtual_table import Window
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, press, run_view, settle, work_entries
 

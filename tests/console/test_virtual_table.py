@@ -10,8 +10,9 @@ from textual import events
 from textual.app import App, ComposeResult
 from textual.strip import Strip
 
+from console.live.paging import Window
 from console.widgets.live_table import Column
-from console.widgets.virtual_table import PLACEHOLDER, Cells, VirtualTable, Window
+from console.widgets.virtual_table import PLACEHOLDER, Cells, VirtualTable
 
 COLUMNS = (Column("n", "N", 6), Column("name", "Name", 12))
 SIZE = (40, 12)
