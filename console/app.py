@@ -31,7 +31,7 @@ from console import messages
 from console.client import Client, Envelope, Failure
 from console.client.envelope import error_code, error_message
 from console.client.wire import RunSummary
-from console.flows import Flows
+from console.flows.run import Flows
 from console.keys.commands import RegistryCommands
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
