@@ -2,7 +2,7 @@
 
 The app owns the connection, the theme and the live refresh (one loop, paused with `p`, reading only
 what is on screen: `console.live.refresh`). It hands each pane what it shows and handles what the
-panes ask for (`console.messages`) with `@on`, leaving the flows that span screens to `Flows`.
+panes ask for (`console.messages`) with `@on`, leaving what each action does to `console.flows`.
 """
 
 from __future__ import annotations
@@ -28,10 +28,16 @@ from textual.widgets import Input, Static, TabbedContent, TextArea
 from textual.worker import Worker, WorkerState
 
 from console import messages
-from console.client import Client, Envelope, Failure
+from console.client import Client, Failure
 from console.client.envelope import error_code, error_message
 from console.client.wire import RunSummary
-from console.flows.run import Flows
+from console.flows import admin, files
+from console.flows.cancel import confirm_cancel
+from console.flows.decide import decide, decide_in_run
+from console.flows.event import ask_event
+from console.flows.run import find_run, load_run, open_run
+from console.flows.shell import Context
+from console.flows.start import choose_process, start_run
 from console.keys.commands import RegistryCommands
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
@@ -40,7 +46,7 @@ from console.live.notices import NoticeLog
 from console.live.paging import Change, Window, all_pages
 from console.live.refresh import Backoff, EndedRuns, Lists, RunsQuery, is_retry
 from console.live.session import ExtraPane, Opener, OpenFailed, Session
-from console.modals.common import AnswerDialog, ChoiceDialog
+from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog
 from console.screens.main import MainScreen
 from console.screens.run import RunScreen
@@ -109,7 +115,7 @@ class ApcApp(Scoped, App[None]):
         self.ready = asyncio.Event()
         self.palette = Palette()
         self.last_refresh: datetime | None = None
-        self._flows: Flows | None = None
+        self._flows: Context | None = None
         self._timer: Timer | None = None
         self._gc_thresholds = gc.get_threshold()
         """The collector's thresholds before the console, put back when it closes."""
@@ -151,7 +157,8 @@ class ApcApp(Scoped, App[None]):
         return self.session.client
 
     @property
-    def flows(self) -> Flows:
+    def flows(self) -> Context:
+        """What the flows are handed: this app as their shell, and the connection's parts."""
         assert self._flows is not None, "the console is not connected yet"
         return self._flows
 
@@ -191,11 +198,20 @@ class ApcApp(Scoped, App[None]):
         assert self.session is not None
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
-        self._flows = Flows(self, Documents(self.client))
         # the first page of the queue is read before the screen is built, and a remote client opens its
         # session (asking which tools the server offers) meanwhile: alone the read takes ~10 ms, a build
         # beside it slowed it down, and a screen laid out before its rows came was laid out and drawn again
         self._lists = Lists(self.client)
+        documents = Documents(self.client)
+        self._flows = Context(
+            self,
+            self.client,
+            self.permissions,
+            documents,
+            self._lists,
+            self.ended_runs,
+            self.session.presenter,
+        )
         opening = asyncio.ensure_future(self.client.extra_tools())
         reading = asyncio.ensure_future(self.lists.visible(self.lists.work, Window(0, -1), head=True))
         try:
@@ -356,7 +372,7 @@ class ApcApp(Scoped, App[None]):
             return
         now, main, lists = self.now(), self.main, self.lists
         if not full and isinstance(self.screen, RunScreen):
-            await self.flows.load_run(self.screen)
+            await load_run(self.flows, self.screen)
             self.last_refresh = now
             self.update_status()
             return
@@ -387,7 +403,7 @@ class ApcApp(Scoped, App[None]):
         )
         changed = work_changed or runs_changed
         if isinstance(self.screen, RunScreen):
-            await self.flows.load_run(self.screen)
+            await load_run(self.flows, self.screen)
         self.last_refresh = now
         if not full:
             self.backoff.after(changed=changed, retry=is_retry(work_error) or is_retry(runs_error))
@@ -562,19 +578,8 @@ class ApcApp(Scoped, App[None]):
             self.toasts.append(entry.text)
         self.show_notices()
 
-    def show_answer(self, title: str, answer: Envelope[T], summary: Callable[[T], str]) -> None:
-        """Success is a toast with the new state in `summary`'s words; an error opens a dialog with
-        every issue."""
-        if answer["ok"]:
-            self.toast(f"{title}: {summary(answer['data'])}")
-        else:
-            self.push_screen(AnswerDialog(title, answer))
-
-    def people(self) -> list[str]:
-        return [identity.id for identity in self.client.people()]
-
     def open_run(self, run_id: str) -> None:
-        self.run_while_open(partial(self.flows.open_run, run_id), group="open-run")
+        self.run_while_open(partial(open_run, self.flows, run_id), group="open-run")
 
     # what the panes ask for
 
@@ -584,29 +589,29 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.FindRun)
     def _find_run(self, message: messages.FindRun) -> None:
-        self.run_while_open(partial(self.flows.find_run, message.run_id), group="open-run")
+        self.run_while_open(partial(find_run, self.flows, message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:
-        self.flows.decide(message.entry)
+        decide(self.flows, message.entry)
 
     @on(messages.DecideInRunRequested)
     def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
         self.run_while_open(
-            partial(self.flows.decide_in_run, message.run_id, message.step_id), group="decide"
+            partial(decide_in_run, self.flows, message.run_id, message.step_id), group="decide"
         )
 
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
-        self.flows.confirm_cancel(message.runs)
+        confirm_cancel(self.flows, message.runs)
 
     @on(messages.EventRequested)
     def _event(self, message: messages.EventRequested) -> None:
-        self.run_while_open(partial(self.flows.ask_event, message.view), group="event")
+        self.run_while_open(partial(ask_event, self.flows, message.view), group="event")
 
     @on(messages.StartRunRequested)
     def _start_run(self, message: messages.StartRunRequested) -> None:
-        self.flows.start_run(message.process)
+        start_run(self.flows, message.process)
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -646,15 +651,15 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.ViewTextRequested)
     def _view_text(self, message: messages.ViewTextRequested) -> None:
-        self.flows.view_text(message.title, message.text)
+        files.view_text(self, message.title, message.text)
 
     @on(messages.SaveFileRequested)
     def _save_file(self, message: messages.SaveFileRequested) -> None:
-        self.flows.save_file(message.name, message.content)
+        files.save_file(self, message.name, message.content)
 
     @on(messages.CopyRequested)
     def _copy(self, message: messages.CopyRequested) -> None:
-        self.flows.copy(message.text)
+        files.copy(self, message.text)
 
     # app actions
 
@@ -712,13 +717,13 @@ class ApcApp(Scoped, App[None]):
                 yield command
 
     async def action_start_run(self) -> None:
-        await self.flows.choose_process()
+        await choose_process(self.flows)
 
     def action_switch_identity(self) -> None:
-        self.flows.switch_identity()
+        admin.switch_identity(self.flows)
 
     def action_publish(self) -> None:
-        self.flows.publish()
+        admin.publish(self.flows)
 
     # presenter controls (a live demo only: `needs="presenter"`)
 

@@ -8,6 +8,7 @@ from pathlib import Path
 from textual.widgets import Input, OptionList, Select, TabbedContent
 
 from console.client.local import LocalClient
+from console.flows.run import load_run
 from console.live.session import EndpointInfo, Session
 from console.modals.common import PathDialog, TextDialog
 from console.modals.publish import PublishDialog
@@ -234,6 +235,6 @@ async def test_a_run_closed_while_it_was_read_is_left_alone(
         assert isinstance(screen, RunScreen) and screen.view is not None
         await press(pilot, "escape")
         assert not screen.is_attached
-        await app.flows.load_run(screen)
+        await load_run(app.flows, screen)
         assert screen.view["run"]["id"] == run_id
         assert not isinstance(app.screen, RunScreen) and app.toasts == []
