@@ -1,7 +1,7 @@
 """The operator console: one Textual app over one `Client`, embedded or remote.
 
 The app owns the connection, the theme and the live refresh (one loop, paused with `p`, reading only
-what is on screen: `console.live.refresh`). It hands each pane what it shows and handles what the
+what is on screen: `console.live.lists`). It hands each pane what it shows and handles what the
 panes ask for (`console.messages`) with `@on`, leaving what each action does to `console.flows`.
 """
 
@@ -42,9 +42,9 @@ from console.keys.commands import RegistryCommands
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
 from console.live.documents import Documents
+from console.live.lists import Backoff, EndedRuns, Lists, RunsQuery, is_retry
 from console.live.notices import NoticeLog
 from console.live.paging import Change, Window, all_pages
-from console.live.refresh import Backoff, EndedRuns, Lists, RunsQuery, is_retry
 from console.live.session import ExtraPane, Opener, OpenFailed, Session
 from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from console.client.wire import DecideResult, PersonWorkEntry
 from console.flows.shell import Context
+from console.live.lists import item_key
 from console.live.paging import PAGE, all_pages
-from console.live.refresh import item_key
 from console.modals.common import ChoiceDialog
 from console.modals.decide import DecideDialog
 from console.panes.work import item_kind

@@ -21,8 +21,8 @@ from textual.worker import Worker
 from console.client import Client, Envelope, Failure
 from console.keys.scoped import Permissions
 from console.live.documents import Documents
+from console.live.lists import EndedRuns, Lists
 from console.live.presenter import Presenter
-from console.live.refresh import EndedRuns, Lists
 from console.modals.common import AnswerDialog
 from console.screens.main import MainScreen
 from console.settings.config import ConsoleConfig

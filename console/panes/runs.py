@@ -25,8 +25,8 @@ from textual.widgets import Input, Select, Static
 from console.client.wire import Json, RunState, RunSummary
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
+from console.live.lists import RunsQuery, run_key
 from console.live.paging import Change, KeptRows, PagedList, Window
-from console.live.refresh import RunsQuery, run_key
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.panes.work import wants_rows, window_text
 from console.views.answer import OVER

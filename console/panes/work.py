@@ -22,8 +22,8 @@ from textual.widgets import Checkbox, Input, Select, Static
 from console.client.wire import PersonWorkEntry
 from console.keys.registry import bindings
 from console.keys.scoped import Permissions, Scoped
+from console.live.lists import item_key
 from console.live.paging import Change, KeptRows, PagedList, Window
-from console.live.refresh import item_key
 from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
 from console.views.format import (
     Cell,

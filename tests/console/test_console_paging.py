@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from console.live.lists import Backoff
 from console.live.paging import PagedList
-from console.live.refresh import Backoff
 
 
 class Server:
