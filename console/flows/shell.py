@@ -15,6 +15,7 @@ from typing import Protocol, TypeVar
 
 from textual.notifications import SeverityLevel
 from textual.screen import Screen, ScreenResultCallbackType
+from textual.timer import Timer
 from textual.widget import AwaitMount
 from textual.worker import Worker
 
@@ -55,6 +56,11 @@ class Shell(Protocol):
         """The screen on top."""
         ...
 
+    @property
+    def is_running(self) -> bool:
+        """False once the app closes (its workers cancelled, its timers about to stop)."""
+        ...
+
     def now(self) -> datetime:
         """The time by the connection's clock (a demo's runs faster)."""
         ...
@@ -64,6 +70,8 @@ class Shell(Protocol):
     def push_screen(
         self, screen: Screen[T], callback: ScreenResultCallbackType[T] | None = None
     ) -> AwaitMount: ...
+
+    def set_timer(self, delay: float, callback: Callable[[], object]) -> Timer: ...
 
     def run_while_open(
         self, work: Callable[[], Awaitable[object]], *, group: str, exclusive: bool = False

@@ -82,7 +82,7 @@ async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clo
         assert " · PAUSED (p) · " in shown(app, "#status")
         assert app.toasts == ["Live refresh paused"]
         before = len(app.workers)
-        app._tick()
+        app.live_refresh.tick()
         assert len(app.workers) == before
         await press(pilot, "p")
         assert app.toasts[-1] == "Live refresh resumed"
@@ -118,7 +118,7 @@ async def test_a_tick_that_fires_while_the_app_closes_starts_no_reload(
         await app.ready.wait()
     assert not app.is_running
     assert list(app.workers) == []  # the app waits for the workers it cancels (test_console_closing)
-    app._tick()
+    app.live_refresh.tick()
     assert list(app.workers) == []
 
 

@@ -218,7 +218,7 @@ async def test_a_tick_reads_the_first_page_and_one_toward_the_end_and_a_paused_c
         assert app.lists.work.pages == 2 and app.toasts == []
         await press(pilot, "p")
         server.calls.clear()
-        app._tick()
+        app.live_refresh.tick()
         await settle(pilot)
         assert server.calls == []
 
