@@ -13,10 +13,11 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, TypedDict, cast
+from typing import TYPE_CHECKING, Any, TypedDict, TypeGuard
 
 from console.client.envelope import error_code
 from console.client.wire import (
+    AgentWorkEntry,
     Envelope,
     Failure,
     Json,
@@ -78,7 +79,8 @@ class RunsQuery(TypedDict, total=False):
     inputs: dict[str, Json]
 
 
-def _work_entry(entry: Any) -> bool:
+def _person_entry(entry: AgentWorkEntry | PersonWorkEntry) -> TypeGuard[PersonWorkEntry]:
+    """A person's entry (an agent's, which a person never gets, has no `workItem`)."""
     return "workItem" in entry
 
 
@@ -105,7 +107,7 @@ class Lists:
         answer = await self.client.get_work(limit=PAGE, cursor=cursor, process=self.work_process)
         if not answer["ok"]:
             return answer
-        items = [cast(PersonWorkEntry, e) for e in answer["data"]["items"] if _work_entry(e)]
+        items = [e for e in answer["data"]["items"] if _person_entry(e)]
         return {"ok": True, "data": {"items": items, "nextCursor": answer["data"]["nextCursor"]}}
 
     def _read_runs(self, cursor: str | None) -> Awaitable[Envelope[ListRunsResult]]:

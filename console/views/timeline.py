@@ -160,8 +160,7 @@ def from_view(view: RunView) -> list[Item]:
     return [*timed, *(e for e in out if e.at is None)]
 
 
-def _completion(step_id: str, record: Any) -> Entry | None:
-    rec: StepRecord = record
+def _completion(step_id: str, rec: StepRecord) -> Entry | None:
     if "at" not in rec and "by" not in rec:
         return None
     decision = rec.get("decision")

@@ -170,7 +170,10 @@ class FieldEditor(Vertical):
         field, path = self.field, self.field.name
         widget = self.query_one(f"#{self.input_id}")
         if isinstance(widget, Select):
-            return (MISSING if widget.value is Select.NULL else field.one_of[widget.value]), []  # type: ignore[index]
+            chosen = widget.value  # the index of the choice in `one_of`, or Select.NULL
+            return (
+                field.one_of[chosen] if isinstance(chosen, int) and field.one_of is not None else MISSING
+            ), []
         if isinstance(widget, Checkbox):
             return widget.value, []
         if isinstance(widget, TextArea):
