@@ -68,12 +68,11 @@ def terminal_open() -> bool:
 
 
 GC_THRESHOLDS = (1000, 5, 1000)
-"""Python's collector while the console runs (its default is 700, 10, 10). A collection stops every
-thread, the engine's and the demo's too, for as long as it walks what it collects: with a demo on
-100,000 items the whole heap took 50-240 ms, every few refreshes, and made the worst frames. The
-heap as it stands at start-up and once the first page is drawn is frozen (left out; `on_unmount`
-lets it back in); the middle generation is collected while it is small (every 5 young collections:
-a few ms), and the whole heap after 5,000 young collections instead of 100."""
+"""Python's collector while the console runs. A collection stops every thread (the engine's and the
+demo's too) for as long as it walks what it collects, so a walk of the whole heap is a frame the
+operator sees stall. The heap that stands at start-up and once the first page is drawn is frozen
+(left out; `on_unmount` lets it back in), the middle generation is collected often, while it is
+still small, and the whole heap rarely."""
 
 
 class ApcApp(Scoped, App[None]):
@@ -119,8 +118,8 @@ class ApcApp(Scoped, App[None]):
     def _take_first_theme(self) -> None:
         """Register the loaded themes and take the configured one before the stylesheet is first read:
         what Textual's theme watcher does, less its reparse of every stylesheet with the theme's
-        variables (setting `theme`, here or once running, queues that reparse: ~10 ms before the first
-        frame, the first parse thrown away)."""
+        variables (setting `theme`, here or once running, queues that reparse before the first frame,
+        and throws the first parse away)."""
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         wanted = self.config.theme or DEFAULT_THEME
@@ -183,9 +182,9 @@ class ApcApp(Scoped, App[None]):
         assert self.session is not None
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
-        # the first page of the queue is read before the screen is built, and a remote client opens its
-        # session (asking which tools the server offers) meanwhile: alone the read takes ~10 ms, a build
-        # beside it slowed it down, and a screen laid out before its rows came was laid out and drawn again
+        # the first page of the queue is read before the screen is built (a screen laid out before its
+        # rows come is laid out and drawn again with them), and a remote client opens its session
+        # (asking which tools the server offers) meanwhile, not after
         self._lists = Lists(self.client)
         documents = Documents(self.client)
         self._flows = Context(

@@ -4,8 +4,8 @@ First start writes an org config (one group per sample role, a local operator in
 agent) with fresh tokens to `org.toml` in the data folder, readable only by the user. The sample
 processes are published by the first start that finds them with nothing published yet; an
 `org.toml` without groups (written by a start that found no samples) is repaired then too. Every
-start serves the endpoint on 127.0.0.1 from port 8765 up (or the port asked for; 0 for any free one) and shows its URL, the agent token and a client
-config to paste.
+start serves the endpoint on 127.0.0.1 from port 8765 up (or the port asked for; 0 for any free
+one) and shows its URL, the agent token and a client config to paste.
 """
 
 from __future__ import annotations

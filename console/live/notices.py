@@ -2,8 +2,9 @@
 
 A notice joins the latest entry of its group when it comes within `GROUP_SECONDS` of it, across
 refreshes and whatever else was told between (`5 new work items`, `3 runs ended`, not a line each);
-an error that repeats (a server down, read every 2 s) stays one entry with a count and a hint. Nothing here draws: the app shows `latest` on a screen's status line,
-which a dialog or the help covers like any other part of the screen below it.
+an error that repeats (a server down, read again at every tick) stays one entry with a count and a
+hint. Nothing here draws: the app shows `latest` on a screen's status line, which a dialog or the
+help covers like any other part of the screen below it.
 """
 
 from __future__ import annotations

@@ -8,8 +8,9 @@ as the status line says. State and input filters go to the server.
 The cursor stays on its run, wherever it is: a run the operator chose is the one `x` cancels, even as
 new runs arrive. A view at the top stays there, so the newest runs come into sight above the cursor;
 further down the view moves with the cursor, and the runs that came above it are counted on the status
-line (`newer runs above`) until the operator scrolls up to them. Marks (k9s style) select runs for a bulk cancel, and survive
-paging: a marked run whose page is let go is still marked. The confirmation names how many and which.
+line (`newer runs above`) until the operator scrolls up to them. Marks (k9s style) select runs for a
+bulk cancel, and survive paging: a marked run whose page is let go is still marked. The confirmation
+names how many and which.
 """
 
 from __future__ import annotations
