@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
 
 from console.map.graph import graph_from_process
 from console.map.layout import draw_process_map
 from engine.document import Process, load
 from tests.console.console_support import REVIEW_PAIR
+from tests.support.schemas import SPEC
 
-FIXTURES = Path(__file__).resolve().parents[3] / "shared" / "agentprocess" / "conformance" / "fixtures"
+FIXTURES = SPEC / "conformance" / "fixtures"
 
 
 def document(text: str) -> Process:

@@ -15,7 +15,7 @@ from console.client.files import CHUNK_BYTES, FetchedFile, fetch_url
 from console.client.local import LocalClient
 from console.panes.evidence import READING, EvidencePane, file_key, read_so_far
 from tests.console.console_support import Agent, cells, run_view, settle
-from tests.console.test_console_pane_messages import PALETTE, WRITES, Harness
+from tests.console.panes.test_pane_messages import PALETTE, WRITES, Harness
 
 URL = "http://files.test/files/f_1?expires=1&sig=s"
 KEY = "check_vendor/c/0"
