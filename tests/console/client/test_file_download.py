@@ -1,5 +1,6 @@
 """A big evidence file is read back in chunks: progress as it comes, a size cap applied while reading,
-and `esc` in the evidence pane stops the download (the worker's task is cancelled, the stream closed)."""
+and `esc` in the evidence pane stops the download (the worker's task is cancelled, the stream closed);
+the file's name comes from its Content-Disposition."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import pytest
 from textual.worker import Worker
 
 from console.client import files
-from console.client.files import CHUNK_BYTES, FetchedFile, fetch_url
+from console.client.files import CHUNK_BYTES, FetchedFile, fetch_url, file_name_from
 from console.client.local import LocalClient
 from console.panes.evidence import READING, EvidencePane, file_key, read_so_far
 from tests.console.console_support import Agent, cells, run_view, settle
@@ -130,3 +131,15 @@ async def test_esc_in_the_evidence_pane_stops_reading_and_otherwise_is_left_alon
         assert pane.checked == {file_key(item): "stopped"}
         assert cells(pane.table, KEY)[3].plain == "✗ stopped"
         assert pane.check_action("stop_reading", ()) is False
+
+
+@pytest.mark.parametrize(
+    ("header", "name"),
+    [
+        ("attachment; filename=\"report.txt\"; filename*=UTF-8''r%C3%A9port.txt", "report.txt"),
+        ("attachment", None),
+        (None, None),
+    ],
+)
+def test_file_names_come_from_the_content_disposition(header: str | None, name: str | None) -> None:
+    assert file_name_from(header) == name

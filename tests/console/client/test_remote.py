@@ -14,7 +14,7 @@ from console.app import ApcApp
 from console.cli import EXIT_USAGE, main
 from console.client.base import Who
 from console.client.connection import ConnectionFailed
-from console.client.remote import RemoteClient, connect, endpoint_urls, token_who
+from console.client.remote import RemoteClient, connect, endpoint_urls, token_identity, token_who
 from console.live.session import Session
 from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
@@ -176,3 +176,11 @@ async def test_the_header_shows_the_email_and_the_operator_flag_from_whoami(serv
         assert shown(app, "#status").startswith(
             f" ops@example.com (person, operator) · remote · {server.url}"
         )
+
+
+def test_a_remote_token_is_labelled_by_its_claims_or_its_last_characters() -> None:
+    import jwt
+
+    assert token_identity("apc_abcdefgh1234").id == "token …1234"
+    signed = jwt.encode({"sub": "u_1", "email": "mira@example.com"}, "k" * 32, algorithm="HS256")
+    assert token_identity(signed).id == "mira@example.com"

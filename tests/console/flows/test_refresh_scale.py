@@ -1,7 +1,7 @@
 """The console at scale, against a fake server serving pages from memory (so 100,000 rows cost no engine).
 
 Scrolling and `G` read pages on demand; the cursor keeps its row when rows are inserted above; marks
-survive paging; a refresh during a burst of keys loses none. Budget: ~20 s.
+survive paging; a refresh during a burst of keys loses none.
 """
 
 from __future__ import annotations

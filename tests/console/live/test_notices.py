@@ -1,5 +1,5 @@
 """Notices without the storm: a status line and an activity log, grouped, never over a dialog; a
-repeating error shown once with a count and a hint; the engine's log kept off the screen. Budget: ~20 s."""
+repeating error shown once with a count and a hint; the engine's log kept off the screen."""
 
 from __future__ import annotations
 

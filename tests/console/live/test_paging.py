@@ -1,7 +1,5 @@
-"""PagedList against a list server with keyset cursors whose rows come and go between reads.
-
-Budget: under a second.
-"""
+"""PagedList against a list server with keyset cursors whose rows come and go between reads, and the
+refresh interval's backoff."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """The decision form as a split view: what the decision is about on the left, an explicit choice and a
-one-line confirmation on the right. Budget: ~40 s."""
+one-line confirmation on the right."""
 
 from __future__ import annotations
 
@@ -8,8 +8,10 @@ from textual.widgets import OptionList, RadioButton, RadioSet, TabbedContent, Te
 from console.client.local import LocalClient
 from console.modals.common import ChoiceDialog, TextDialog
 from console.modals.decide import DecideDialog
+from console.modals.decide_context import input_table
 from console.screens.run import RunScreen
 from console.settings.config import ConsoleConfig
+from console.views.palette import Palette
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, make_app, press, run_view, settle, shown, type_into
 
@@ -208,3 +210,25 @@ async def test_decision_keys_work_on_the_decision_row_only_and_switching_keeps_t
         await press(pilot, "ctrl+s", "y")
         approve = (await run_view(client, run_id))["data"]["steps"]["approve"]
         assert (approve["decision"], approve["note"]) == ("rejected", "Spend not justified.")
+
+
+def test_inputs_show_objects_as_pairs_and_lists_of_objects_one_row_each() -> None:
+    inputs: dict[str, object] = {
+        "vendor": "Globex",
+        "amount": 12.5,
+        "address": {"city": "Lyon", "zip": "69001"},
+        "lineItems": [{"description": "Desk", "quantity": 2}, {"description": "Lamp", "quantity": 1}],
+        "tags": ["a", "b"],
+        "empty": [],
+    }
+    assert input_table(inputs, Palette()) == [
+        ("  vendor     Globex", ""),
+        ("  amount     12.5", ""),
+        ("  address    city: Lyon · zip: 69001", ""),
+        ("  lineItems  2 items", ""),
+        ("             1. description: Desk · quantity: 2", ""),
+        ("             2. description: Lamp · quantity: 1", ""),
+        ('  tags       ["a", "b"]', ""),
+        ("  empty      []", ""),
+    ]
+    assert input_table({}, Palette()) == [("  (no inputs)", Palette().muted)]

@@ -7,19 +7,24 @@ from pathlib import Path
 
 from textual.widgets import Input, OptionList, Select, TabbedContent
 
+from console.client.files import FetchedFile
 from console.client.local import LocalClient
+from console.client.wire import Escalation, RecordedEvidence, StepData
 from console.flows.run import load_run
 from console.live.session import EndpointInfo, Session
 from console.modals.common import PathDialog, TextDialog
 from console.modals.publish import PublishDialog
 from console.modals.start import StartRunDialog
-from console.panes.evidence import EvidencePane
+from console.panes.evidence import EvidencePane, check_file, evidence_rows
 from console.screens.run import RunScreen
 from console.widgets.map_view import MapView
 from engine.clock import ManualClock
 from tests.console.console_support import (
     MIRA,
     Agent,
+    a_run,
+    a_view,
+    a_work_item,
     cells,
     make_app,
     press,
@@ -238,3 +243,26 @@ async def test_a_run_closed_while_it_was_read_is_left_alone(
         await load_run(app.flows, screen)
         assert screen.view["run"]["id"] == run_id
         assert not isinstance(app.screen, RunScreen) and app.toasts == []
+
+
+def test_evidence_rows_cover_history_current_and_held_candidates() -> None:
+    check: StepData = {
+        "evidence": [{"kind": "file", "ref": "f_2"}],
+        "history": [{"evidence": [{"kind": "link", "ref": "https://x"}]}],
+    }
+    candidate: Escalation = {
+        "note": "held",
+        "by": "a_screener",
+        "at": "2026-10-06T09:00:00Z",
+        "candidate": {"evidence": [{"kind": "file", "ref": "f_3"}]},
+    }
+    view = a_view(a_run(), data={"check": check}, work_items=[a_work_item("other", candidate)])
+    rows = evidence_rows(view)
+    assert [(r.key, r.attempt, r.item["ref"]) for r in rows] == [
+        ("check/h1/0", "#1", "https://x"),
+        ("check/c/0", "current", "f_2"),
+        ("other/held/0", "held", "f_3"),
+    ]
+    recorded: RecordedEvidence = {"kind": "file", "ref": "f_1", "sha256": "0" * 64}
+    checked = check_file(recorded, FetchedFile(b"abc", "a.txt", "text/plain"))
+    assert (checked.size, checked.matches, checked.sha256[:8]) == (3, False, "ba7816bf")

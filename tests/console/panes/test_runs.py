@@ -1,6 +1,7 @@
 """The runs list as an operator uses it: search (a whole run id opens the run, anything else searches
 the loaded rows), a cursor that stays on its run (newer runs in sight at the top, else `newer runs above`),
-marks (not on ended runs, `U` clears them), and a bulk cancel that `esc` stops. Budget: ~10 s."""
+marks (not on ended runs, `U` clears them), a bulk cancel that `esc` stops, and the input filter read
+as `field=value` pairs."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from textual.worker import WorkerCancelled, WorkerState
 from console.client.local import LocalClient
 from console.client.wire import CancelResult, Envelope
 from console.modals.common import ReasonDialog
+from console.panes.runs import parse_input_filter
 from console.screens.run import RunScreen
 from engine.clock import ManualClock
 from engine.core import Engine
@@ -192,3 +194,11 @@ async def test_esc_stops_a_bulk_cancel_tells_what_was_done_and_the_worker_ends_c
         summary = "1 of 3 cancelled, 0 failed, stopped with 2 left"
         assert app.toasts[-3:] == ["Stopped", f"{done} cancelled", summary]
         assert app.main.runs.marked == set(runs) - {done}
+
+
+def test_input_filters_read_json_values_and_name_what_they_cannot_read() -> None:
+    assert parse_input_filter("vendorName=Acme, amount=48000, urgent=true, bad") == (
+        {"vendorName": "Acme", "amount": 48000, "urgent": True},
+        ["'bad': write field=value"],
+    )
+    assert parse_input_filter("") == ({}, [])

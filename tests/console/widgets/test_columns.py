@@ -1,6 +1,5 @@
 """Columns use the width: content-sized columns, the text column takes the rest, the assignee and the
-dates go first when room is short, and run ids shorten to a prefix unique among the rows loaded.
-Budget: ~5 s."""
+dates go first when room is short, and run ids shorten to a prefix unique among the rows loaded."""
 
 from __future__ import annotations
 

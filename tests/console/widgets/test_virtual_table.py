@@ -1,7 +1,4 @@
-"""The virtual table in a bare app: keyed rows, the cursor on its row, only visible rows drawn, mouse.
-
-Budget: a few seconds.
-"""
+"""The virtual table in a bare app: keyed rows, the cursor on its row, only visible rows drawn, mouse."""
 
 from __future__ import annotations
 
