@@ -2,7 +2,7 @@
 
 A flow never imports the app. It asks the `Shell` for Textual's services (a screen pushed, a worker
 run, the clipboard), for what is on screen now, and to tell the operator; everything else comes down
-in the `Context` the app builds once connected. `ApcApp` is the one shell; a test may hand another.
+in the `Context` the app builds once connected. `ApcApp` is the shell.
 """
 
 from __future__ import annotations
