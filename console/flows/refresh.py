@@ -1,13 +1,11 @@
-"""The live refresh: one loop that reads only what is on screen, and less often while nothing changes.
+"""The live refresh: one loop that reads only what is on screen (which pages: `console.live.lists`),
+and less often while nothing changes.
 
-Each tick reads the first page of the work queue, the pages of the rows on screen, and one page where
-the queue grows (it is oldest first: new work is announced from its last page, whose end a long queue
-finds a page a tick), the runs list likewise when it is shown, and nothing else; an open run reads its
-run only. The interval doubles while reads bring nothing new or the server answers `retry`
-(`console.live.lists.Backoff`), and drops back at the first change or key the operator presses; `p`
-pauses it, and a paused console makes no calls. A full reload (`r`, after an action) reads the runs
-list too; rows scrolled to and `G` (to the end) go through the same lists. The status line says how
-it stands.
+A tick reads the work queue, and the runs list when it is shown; an open run reads its run only. The
+interval backs off while reads bring nothing new or the server answers `retry`, and drops back at the
+first change or key the operator presses; `p` pauses it, and a paused console makes no calls. A full
+reload (`r`, after an action) reads the runs list too; rows scrolled to and `G` (to the end) go
+through the same lists. The status line says how it stands.
 """
 
 from __future__ import annotations

@@ -1,11 +1,11 @@
-"""The main screen's one refresh loop: it reads only what is on screen, and less often while nothing changes.
+"""What the live refresh (`console.flows.refresh`) reads and keeps: the main screen's two paged lists
+with the filters they were read with, the key each row goes by, the interval and its backoff, and the
+news of runs that ended.
 
-Each tick reads the first page of the work queue, the pages of the rows on screen, and one page where
-the queue grows (it is oldest first: new work is announced from its last page, whose end a long queue
-finds a page a tick), the runs list likewise when it is shown, and nothing else; an open run reads its
-run only. The interval doubles while reads bring nothing new or the server answers `retry`, up to
-`MAX_FACTOR` times the configured one, and drops back at the first change or key the operator presses.
-Paging on demand (rows scrolled to, `G` to the end) goes through the same lists.
+A read asks `Lists` only for what is on screen: the first page, the pages of the rows on screen, and
+(for the work queue, oldest first) one page where the list grows, so that new work is found at its
+end a page a tick. The interval doubles while reads bring nothing new or the server answers `retry`,
+up to `MAX_FACTOR` times the configured one, and drops back at the first change.
 """
 
 from __future__ import annotations
