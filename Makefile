@@ -22,7 +22,7 @@ check: $(STAMP)
 	$(BIN)/deptry .
 	$(BIN)/lint-imports --no-cache
 	$(BIN)/mypy
-	$(BIN)/python tools/wire_types.py --check
+	$(BIN)/python scripts/wire_types.py --check
 
 test: check
 	$(BIN)/pytest

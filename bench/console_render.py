@@ -1,31 +1,11 @@
-"""Console rendering at 160x48 with N open work items (and N runs), embedded with the demo running: the
-demo (engine, endpoint, agents, people, events, a stream of runs) on its own thread as `apc demo` runs
-it, and N approvals for the operator seeded in bulk through the store (`bench/seed.py`).
+"""Console rendering at 160x48 with N open work items and N runs, the demo running beside it.
 
-For each size: time to the first frame written, and the worst frame of a live refresh tick in which 1% of the runs changed
-(cancelled: their items leave), and the latency of `j` pressed while a refresh runs, from the key
-sent to the frame showing the moved cursor written (`Frames`: where Textual hands a frame to its
-driver). A refresh frame is the longest the event loop could not handle input (measured by a
-heartbeat task), so the console's share of the engine's reads counts too. Beside each, the same figure for the old approach: a
-plain DataTable holding every row, refreshed by `clear()` + `add_rows()` (kept here only).
-
-First render, three ways. "From app start" counts from entering the app (`run_test`; the imports,
-the demo's opening and the seed are before it) to the frame showing the first page of the queue
-written, as `apc demo` starts: the demo begins once that frame is out (`begin_when_up`). "Demo
-running" is the same for a second console opened on the demo after it has run a few seconds. "App
-up" is the queue read and drawn again from nothing, the app being up: the console's own part.
-Beside them, the floor Textual sets: a bare Textual app with one Static, from app start to its
-first frame, measured in the same run.
-
-Beside them, what the demo costs: the share of a core its thread takes while the console is idle
-(the interpreter the console's thread shares), and its pace while the console was measured (runs
-started, decisions, events, steps submitted a real minute): a demo whose loops stall on the seeded
-runs would cost the console little.
-
-The old DataTable takes minutes per refresh at 100,000 rows (hours for the whole run), so it is
-measured only at sizes up to `--old-up-to` (10,000 by default; the first size always, so every figure
-has a baseline); larger sizes print no old figure and compare with the old figure at the largest size
-measured, scaled by the size (labelled "scaled").
+The demo runs on its own thread as `apc demo` runs it, so the console is measured under the load a
+user sees. For each size: the first frame from app start (beside a bare Textual app's, the floor),
+with the demo running, and redrawn with the app up; the worst frame of a live refresh in which 1% of
+the runs changed (the longest the event loop could not take input); `j` pressed during a refresh,
+to its frame; the demo's share of a core and its pace. Beside each, the old approach (a DataTable
+refilled on every refresh, kept here only), up to `--old-up-to` rows and scaled by size above.
 
     .venv/bin/python bench/console_render.py [--sizes 10000,100000] [--ticks N] [--old-up-to N]
 """
@@ -54,12 +34,12 @@ from textual.widgets import DataTable, Static
 from bench.seed import publish_approval, seed_approvals
 from console.app import ApcApp
 from console.client.engine_thread import EngineThread
-from console.demo.org import ROLES
-from console.demo.people import PeopleBehaviour
-from console.demo.system import DemoSettings, DemoSystem
-from console.demo.ui import begin, begin_when_up, build_app
 from console.panes.work import COLUMNS
 from console.widgets.virtual_table import VirtualTable
+from demo.actors.people import PeopleBehaviour
+from demo.fronts.terminal import begin, begin_when_up, build_app
+from demo.system import DemoSettings, DemoSystem
+from demo.world.org import ROLES
 
 SIZE = (160, 48)
 STARTED_SECONDS = 3.0

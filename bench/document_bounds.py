@@ -3,7 +3,7 @@
 Each case is loaded whole (`engine.document.load`: split, parse, validate, hash), best of a few
 rounds. The baseline is the largest sample process; the ratios say how many ordinary documents the
 worst case costs. The bounds themselves are tested by counting parser events and values
-(tests/unit/test_parse_bound.py, tests/unit/test_parse.py), never by time.
+(tests/engine/document/test_parse_bound.py, tests/engine/document/test_parse.py), never by time.
 
     .venv/bin/python bench/document_bounds.py [--rounds N]
 """

@@ -1,39 +1,12 @@
 """Engine write throughput, each figure beside a baseline measured in the same run.
 
-- single client: runs of a 3-step agent process through `engine.call` (1 start_run + 3 x (claim,
-  submit) = 7 write calls, 7 step transitions per run), beside bare aiosqlite insert+commit/s (WAL,
-  synchronous=FULL, one autocommit INSERT per commit, rows the size of the engine's run documents),
-  as `--rounds` interleaved pairs (7 unless given): a burst of runs, then as many bare commits, so a
-  disk whose speed drifts over seconds (an fsync here takes one of two typical times, changing every
-  few seconds) weighs on both halves of each pair alike: the median of the pairs' rates and ratios;
-  then, once each, with and without the run log's insert (its cost);
-- 8 and 32 concurrent clients through `engine.call`: write calls/s, commits/s, mean batch size
-  (write requests per commit), the event loop thread's CPU per write call and the share of the wall
-  time that thread was busy (near 1 when its CPU, not the batch's one fsync, bounds them), and the
-  ratio to the single-client rate;
-  every engine figure is taken after a warm-up run per client (not counted), as a server runs;
-- per-tool cost of renew, submit and decide with 1 KB, 100 KB and 1 MB of run data in the run;
-- 8 and 32 concurrent MCP agents against `apc serve` (a separate process), their clients made before
-  the clock starts: calls/s, p50 and p99 after a warm-up run each (its rate and slowest call printed
-  apart: the connections opening, the server's first calls);
-- SpiffWorkflow, when installed (a bench-only extra: `pip install -e '.[bench]'`, never a dependency
-  of the engine; without it the figure is skipped and the reason printed): a workflow of three
-  sequential tasks (Spiff's own spec API, no BPMN parsing in the loop), the whole workflow serialised
-  with Spiff's JSON serializer after every task it runs and written to SQLite in our store's mode
-  (WAL, synchronous=FULL, one autocommit statement, so one commit, per transition); its durable
-  transitions/s beside 32 concurrent clients' as interleaved pairs (a burst of our runs, then as many
-  Spiff workflows: the median of the pairs' ratios), and beside the single client's median.
-
-The bench's process sets Python's collector as `apc serve` does (`engine.core.collect_less`).
-
-With `--store postgresql` the runs go through engines on one PostgreSQL database instead, 1 and 3
-servers beside that database's bare insert+commit rate (`bench/pg_throughput.py`). With `--profile`
-only the single-client loop runs, under cProfile counting the event loop thread's CPU time, and where
-a write call's time goes is printed by part (SQLite, JSON, the engine's layers, the event loop), with
-the wall time the thread spent waiting (the fsync, the scheduler).
-
-With `--single` only the single client's pairs run, with the event loop thread's CPU per write call,
-and SpiffWorkflow beside it (and beside 32 concurrent clients).
+The baseline (bare aiosqlite insert+commit, in interleaved pairs with the engine's bursts) makes a
+figure read as a share of what this disk allows, not a number that moves with the machine. Figures:
+a single client through `engine.call`; 8 and 32 concurrent clients (calls, commits, batch size, the
+event loop thread's CPU per call); renew, submit and decide at 1 KB to 1 MB of run data; MCP agents
+against `apc serve`; SpiffWorkflow's durable transitions when the `bench` extra is installed.
+`--store postgresql` runs `bench/pg_throughput.py`'s figures instead; `--profile` shows where a
+single client's call spends its CPU; `--single` runs only the pairs and SpiffWorkflow.
 
     .venv/bin/python bench/engine_throughput.py [--runs N] [--samples N] [--store sqlite|postgresql]
                                                 [--profile] [--rounds N] [--single]
@@ -52,7 +25,6 @@ import statistics
 import subprocess
 import sys
 import tempfile
-import textwrap
 import time
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
@@ -61,54 +33,22 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from bench import pg_throughput
 from bench.old_mcp_client import McpHttpClient
-from engine.clock import SystemClock
+from bench.serving import ORG_TOML, agents_toml, free_port, wait_serving
+from bench.workload import (
+    REVIEWER,
+    TRANSITIONS_PER_RUN,
+    WRITES_PER_RUN,
+    checked,
+    drive_runs,
+    open_engine,
+    write_processes,
+)
 from engine.core import Engine, collect_less
 from engine.identity import Identity, agent, person
-from engine.org import OrgConfig, ServerSettings
-from engine.store.sqlite import SqliteStore, connect
-from engine.store.sqlite_tx import SqliteTransaction
+from engine.store.sqlite import SqliteStore, SqliteTransaction, connect
 
-PROCESS = """
----
-name: three-steps
-description: Three agent steps.
-steps:
-  - id: one
-    agent: First.
-    output: { note: string }
-  - id: two
-    agent: Second.
-    output: { note: string }
-  - id: three
-    agent: Third.
-    output: { note: string }
-  - id: done
-    finish: finished
----
-"""
-REVIEWED = """
----
-name: reviewed
-description: Fill the run data, work on, then a person approves.
-steps:
-  - id: fill
-    agent: Put the data in.
-    output: { note: string }
-  - id: work
-    agent: Work on it.
-    output: { note: string }
-  - id: review
-    person: reviewers
-    approve: Approve.
-  - id: done
-    finish: approved
----
-"""
-STEPS = ("one", "two", "three")
-WRITES_PER_RUN = 1 + 2 * len(STEPS)
-TRANSITIONS_PER_RUN = 2 * len(STEPS) + 1
-REVIEWER = "rita@example.com"
 SIZES = {"1 KB": 1_000, "100 KB": 100_000, "1 MB": 1_000_000}
 
 
@@ -123,68 +63,6 @@ def ratio(what: str, value: float) -> None:
 def pair_ratios(values: list[float]) -> None:
     """Each interleaved pair's ratio, in order of size: the spread behind a median."""
     print(f"pair ratios: {' '.join(f'{r:.2f}' for r in sorted(values))}", flush=True)
-
-
-def write_processes(root: Path) -> dict[str, Path]:
-    folders = {}
-    for name, text in (("three-steps", PROCESS), ("reviewed", REVIEWED)):
-        folder = root / "processes" / name
-        folder.mkdir(parents=True, exist_ok=True)
-        (folder / "PROCESS.md").write_text(textwrap.dedent(text).lstrip())
-        folders[name] = folder
-    return folders
-
-
-def bench_org(agents: int) -> OrgConfig:
-    return OrgConfig.build(
-        groups={"reviewers": [REVIEWER]},
-        people={REVIEWER: "bench-person-token"},
-        agents={f"a_{n}": f"bench-agent-token-{n}" for n in range(agents)},
-        server=ServerSettings(run_data_bytes=1_100_000),
-    )
-
-
-async def open_engine(root: Path, name: str) -> Engine:
-    engine = await Engine.open(root / name, bench_org(32), clock=SystemClock())
-    folders = write_processes(root)
-    assert (await engine.publish(folders["three-steps"], {})).ok
-    assert (await engine.publish(folders["reviewed"], {"reviewers": "reviewers"})).ok
-    return engine
-
-
-def checked(reply: dict[str, Any]) -> Any:
-    if not reply["ok"]:
-        raise RuntimeError(reply)
-    return reply["data"]
-
-
-async def drive_runs(
-    call: Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]], tag: str, runs: int
-) -> list[float]:
-    """`runs` runs of the 3-step process, one call after another; the milliseconds of each call."""
-    took: list[float] = []
-
-    async def timed(tool: str, arguments: dict[str, Any]) -> Any:
-        started = time.perf_counter()
-        reply = await call(tool, arguments)
-        took.append((time.perf_counter() - started) * 1000)
-        return checked(reply)
-
-    for n in range(runs):
-        run = await timed("start_run", {"process": "three-steps", "inputs": {}, "requestId": f"s{tag}-{n}"})
-        run_id = run["run"]["id"]
-        for step in STEPS:
-            claim = await timed("claim", {"runId": run_id, "stepId": step, "requestId": f"c{tag}-{n}{step}"})
-            await timed(
-                "submit",
-                {
-                    "token": claim["token"],
-                    "output": {"note": step},
-                    "summary": "s",
-                    "requestId": f"u{tag}-{n}{step}",
-                },
-            )
-    return took
 
 
 def caller(engine: Engine, n: int) -> Callable[[str, dict[str, Any]], Awaitable[dict[str, Any]]]:
@@ -352,23 +230,6 @@ async def per_tool_cost(root: Path, samples: int) -> dict[tuple[str, str], float
     return costs
 
 
-ORG_TOML = """
-[server]
-run_data_bytes = 1100000
-
-[[groups]]
-id = "reviewers"
-members = ["{reviewer}"]
-
-[[people]]
-email = "{reviewer}"
-token = "bench-person-token"
-
-[[processes]]
-path = "processes/three-steps"
-"""
-
-
 @dataclass
 class McpFigures:
     calls_per_s: float
@@ -384,7 +245,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     base = root / f"serve-{agents}"
     write_processes(base)
     (base / "org.toml").write_text(ORG_TOML.format(reviewer=REVIEWER) + agents_toml(agents))
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, "-m", "engine.cli", "serve", "--config", str(base / "org.toml")]
     command += ["--data", str(base / "data"), "--port", str(port)]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
@@ -394,7 +255,7 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
         await wait_serving(server, base / "serve.log")
         url = f"http://127.0.0.1:{port}/mcp"
 
-        # Made before the clock starts: each makes an SSL context, ~15 ms of this process's CPU.
+        # Made before the clock starts: each makes an SSL context, which costs this process's CPU.
         clients = [McpHttpClient(url, f"bench-agent-token-{n}") for n in range(agents)]
         async with contextlib.AsyncExitStack() as stack:
             for client in clients:
@@ -417,30 +278,6 @@ async def mcp_agents(root: Path, agents: int, runs_each: int) -> McpFigures:
     p99 = statistics.quantiles(took, n=100, method="inclusive")[98]
     first = [ms for values in warm for ms in values]
     return McpFigures(len(took) / elapsed, statistics.median(took), p99, len(first) / warm_s, max(first))
-
-
-def agents_toml(agents: int) -> str:
-    """The `[[agents]]` tables of `agents` bench agents, a_0 .. a_{agents-1}, with their tokens."""
-    return "".join(f"\n[[agents]]\nid = 'a_{n}'\ntoken = 'bench-agent-token-{n}'\n" for n in range(agents))
-
-
-async def wait_serving(process: subprocess.Popen[str], log: Path) -> None:
-    """Until `apc serve`, logging to `log`, says it is serving (a minute at most); its log if it stopped."""
-    for _ in range(600):
-        if " serving " in log.read_text():
-            return
-        if process.poll() is not None:
-            raise RuntimeError(f"apc serve stopped: {log.read_text()}")
-        await asyncio.sleep(0.1)
-    raise RuntimeError("apc serve did not start")
-
-
-def _free_port() -> int:
-    import socket
-
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 SPIFF_SETTINGS = (
@@ -494,7 +331,7 @@ class Spiff:
         self._db.close()
 
 
-PROFILE_PARTS = (
+PROFILE_PARTS: tuple[tuple[str, Callable[[str, str], bool]], ...] = (
     # (part, test on a profiled function's file and name); the first that matches takes its time.
     ("SQLite statements and COMMIT", lambda file, name: "sqlite3." in name),
     ("JSON", lambda file, name: "/json/" in file or "_json" in name),
@@ -563,8 +400,6 @@ async def main() -> None:
         action="store_true",
         help="only the single client's pairs, its CPU per call, and SpiffWorkflow",
     )
-    from bench import pg_throughput  # here: it takes the runs' process from this module
-
     pg_throughput.add_options(parser)
     options = parser.parse_args()
     if options.store == "postgresql":

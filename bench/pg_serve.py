@@ -5,8 +5,8 @@ Each agent's client is made, and a warm-up run driven, before the clock starts; 
 its runs (3-step runs, one call after another). Printed per server count: write calls/s, p50 and p99
 of a call, CPU time per call (the servers', and the whole machine's busy time: Linux /proc, noisy on a
 shared machine), and the times each server applied due timers (`Engine.tick`, counted by this bench in
-the server process) per second of the measured window: other servers' commits wake a server to tick,
-the cost issue #16 is about. `--rounds` times in turn (the medians, and each round's figures).
+the server process) per second of the measured window: other servers' commits wake a server to tick.
+`--rounds` times in turn (the medians, and each round's figures).
 
     .venv/bin/python bench/pg_serve.py [--agents N] [--runs-each N] [--rounds N] [--database URL]
 """
@@ -27,17 +27,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.engine_throughput import (
-    ORG_TOML,
-    REVIEWER,
-    _free_port,
-    agents_toml,
-    drive_runs,
-    wait_serving,
-    write_processes,
-)
 from bench.old_mcp_client import McpHttpClient
-from bench.pg_throughput import DEFAULT_DATABASE, fresh_schema
+from bench.pg_schema import add_database_option, fresh_schema
+from bench.serving import ORG_TOML, agents_toml, free_port, wait_serving
+from bench.workload import REVIEWER, drive_runs, write_processes
 
 SHARED = "[server]\nsecrets_file = 'secrets.key'\nfiles = 'files'\n"
 """Servers on one database share the secrets file and the uploaded files."""
@@ -88,7 +81,7 @@ def machine_seconds() -> float:
 
 
 def launch(root: Path, n: int, url: str) -> tuple[subprocess.Popen[str], int, Path]:
-    port = _free_port()
+    port = free_port()
     command = [sys.executable, __file__, "--serve-child", str(root / f"ticks{n}"), "serve"]
     command += ["--config", str(root / "org.toml"), "--data", str(root / f"data{n}"), "--port", str(port)]
     command += ["--database", url]
@@ -159,7 +152,7 @@ SHOWN = {  # what, and its unit, by the field of Figures
 
 async def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--database", default=os.environ.get("APC_TEST_DATABASE_URL") or DEFAULT_DATABASE)
+    add_database_option(parser)
     parser.add_argument("--agents", type=int, default=24, help="MCP agents, spread over the servers")
     parser.add_argument(
         "--runs-each", type=int, default=10, help="runs each agent drives (7 write calls each)"

@@ -14,34 +14,29 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import os
-import secrets
 import statistics
 import sys
 import tempfile
 import textwrap
 import time
-from collections.abc import AsyncIterator, Callable
-from contextlib import asynccontextmanager
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 import psycopg
-from psycopg import sql
 
-from bench.engine_throughput import PROCESS, STEPS, WRITES_PER_RUN
+from bench.pg_schema import add_database_option, fresh_schema
+from bench.workload import PROCESS, STEPS, WRITES_PER_RUN
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.identity import agent
 from engine.org import OrgConfig
 
-DEFAULT_DATABASE = "postgresql://postgres@127.0.0.1:5432/test"
-
 
 def add_options(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("--database", default=os.environ.get("APC_TEST_DATABASE_URL") or DEFAULT_DATABASE)
+    add_database_option(parser)
     parser.add_argument("--workers", type=int, default=4, help="postgresql: runs in flight per server")
     parser.add_argument("--child", help=argparse.SUPPRESS)
 
@@ -127,19 +122,6 @@ async def baseline_rate(url: str, commits: int) -> float:
         for n in range(commits):
             await conn.execute("INSERT INTO baseline (doc) VALUES (%s)", (f"row {n}",))
         return commits / (time.perf_counter() - started)
-
-
-@asynccontextmanager
-async def fresh_schema(database: str) -> AsyncIterator[str]:
-    """The URL of a new schema in `database`, dropped on leaving."""
-    schema = f"bench_{secrets.token_hex(4)}"
-    async with await psycopg.AsyncConnection.connect(database, autocommit=True) as admin:
-        await admin.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
-    try:
-        yield database + ("&" if "?" in database else "?") + f"options=-csearch_path%3D{schema}"
-    finally:
-        async with await psycopg.AsyncConnection.connect(database, autocommit=True) as admin:
-            await admin.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
 
 
 async def postgres_main(options: argparse.Namespace) -> None:

@@ -26,7 +26,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.engine_throughput import REVIEWER, checked, open_engine
+from bench.workload import REVIEWER, checked, open_engine
 from engine.identity import agent, person
 from engine.store.sqlite import PRAGMAS
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import TextIO
 
 from conform import config as conform_config
-from conform.registry import GROUPS, checks
+from conform.registry import GROUPS
 from conform.report import Report, Result
 from conform.runner import DEFAULT_JOBS, RunOptions, SetupError, run
 from conform.setup import DEFAULT_SPEED, write_setup
+from conform.suite import checks
 
 EXIT_OK = 0
 EXIT_FAILED = 1

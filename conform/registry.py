@@ -1,7 +1,8 @@
-"""Every check the runner knows, by group, with the spec section it comes from and what it covers.
+"""What a check is: its group, the spec section it comes from, what it covers and how long it waits.
 
-A check is an async function of a `Session`, registered with `@check("group.name", "section")`. Its
-`covers` names the error answers it provokes (`claim/conflict:claimed_by_you`, `decide/stale`) and
+A check is an async function of a `Session`, declared with `@check("group.name", "section")` in its
+module; `conform.suite` lists the modules and asks each for its checks, so this module imports none.
+Its `covers` names the error answers it provokes (`claim/conflict:claimed_by_you`, `decide/stale`) and
 the decide precedence steps it orders (`decide/precedence:stale>forbidden`); the runner verifies at
 run time that a check saw every error it declares, so the coverage list cannot drift from the code.
 """
@@ -10,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
+from types import ModuleType
 from typing import TYPE_CHECKING, Literal
 
 if TYPE_CHECKING:
@@ -59,37 +61,28 @@ class Check:
         return self.name.split(".", 1)[0]
 
 
-REGISTRY: dict[str, Check] = {}
+_DECLARED: dict[str, list[Check]] = {}
+"""The checks declared so far, by the name of the module that declares them."""
 
 
 def check(
     name: str, section: str, *, covers: tuple[str, ...] = (), waits: Wait | None = None
 ) -> Callable[[CheckFunction], CheckFunction]:
-    """Register a check; `name` is `group.check-name`, `section` where the rule is written."""
+    """Declare a check of the function's module; `name` is `group.check-name`, `section` where the
+    rule is written."""
     group, _, short = name.partition(".")
     if group not in GROUPS or not short:
         raise ValueError(f"check {name!r}: expected 'group.name' with a group of {', '.join(GROUPS)}")
-    if name in REGISTRY:
-        raise ValueError(f"check {name!r} is registered twice")
+    if any(c.name == name for declared in _DECLARED.values() for c in declared):
+        raise ValueError(f"check {name!r} is declared twice")
 
-    def register(run: CheckFunction) -> CheckFunction:
-        REGISTRY[name] = Check(name, section, run, covers, waits)
+    def declare(run: CheckFunction) -> CheckFunction:
+        _DECLARED.setdefault(run.__module__, []).append(Check(name, section, run, covers, waits))
         return run
 
-    return register
+    return declare
 
 
-def checks(only: tuple[str, ...] = ()) -> list[Check]:
-    """The registered checks in report order: by group, then as written; `only` selects groups
-    (`people`) or single checks (`people.stale`), in any mix."""
-    import conform.checks  # noqa: F401  (registers every check)
-
-    unknown = [name for name in only if name not in GROUPS and name not in REGISTRY]
-    if unknown:
-        raise ValueError(
-            f"unknown group or check {', '.join(unknown)} (groups: {', '.join(GROUPS)}; "
-            "--list names every check)"
-        )
-    order = list(GROUPS)
-    selected = [c for c in REGISTRY.values() if not only or c.group in only or c.name in only]
-    return sorted(selected, key=lambda c: order.index(c.group))
+def declared(module: ModuleType) -> list[Check]:
+    """The checks `module` declares, in the order it declares them."""
+    return list(_DECLARED.get(module.__name__, ()))

@@ -22,9 +22,10 @@ from conform.client import Connection, TransportError
 from conform.clock import ServerClock
 from conform.config import AGENTS, ConformConfig
 from conform.expect import CheckFailed, CheckSkipped
-from conform.registry import GROUPS, Check, checks
+from conform.registry import GROUPS, Check
 from conform.report import Report, Result
 from conform.session import Session, Shared
+from conform.suite import checks
 
 DEFAULT_JOBS = 8
 MAX_REAL_WAIT_SECONDS = 60.0

@@ -23,7 +23,7 @@ from conform.setup import DEFAULT_SPEED, write_setup
 START_TIMEOUT_SECONDS = 60.0
 STOP_TIMEOUT_SECONDS = 10.0
 SERVING = re.compile(r"serving (https?://\S+/mcp)")
-SERVE = "import sys; from console.cli import main; sys.exit(main())"
+SERVE = "import sys; from apc.cli import main; sys.exit(main())"
 """`apc` itself, run by this interpreter: the console script may not be on PATH."""
 
 

@@ -175,5 +175,5 @@ def keeping_last(fmt: Callable[[datetime], str]) -> Callable[[datetime], str]:
 @keeping_last
 def rfc3339(when: datetime) -> str:
     """The wire form of a timestamp: UTC, second precision, `Z` suffix (`isoformat`'s arguments by
-    position: parsing them by keyword costs it a third)."""
+    position: parsing them by keyword costs it more)."""
     return when.astimezone(UTC).isoformat("T", "seconds")[:-6] + "Z"

@@ -16,10 +16,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from engine.check import CheckConfigError, Evaluator, build_evaluator
 from engine.clock import Clock, ServerClock
 from engine.datafolder import FolderLock, prepare, private_file
 from engine.document.model import CHECK_PROFILE, PARALLEL_PROFILE
+from engine.evaluator import CheckConfigError, Evaluator, build_evaluator
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
@@ -47,13 +47,10 @@ LEGACY_FILE_URL_KEY = "file_url_secret"
 """Where a data folder from before the secrets file kept its link-signing key (see `_keys`)."""
 YOUNG_OBJECTS = 10_000
 """New objects between two collections of the youngest generation in a process that serves writes
-(`apc serve`, `collect_less`; the console sets its own, `console.app.GC_THRESHOLDS`, its frames
-mattering more than its writes: with 10,000 its worst refresh frame at 100,000 items went from 12-16
-to 19-20 ms).
-Python's default, 700, is a collection every write call or so, each tracing what the calls in flight
-hold; under 32 concurrent clients that was ~6% of the event loop's CPU per write call
-(`bench/engine_throughput.py`). Reference counting frees almost all a write allocates, so fewer,
-larger collections reclaim the same."""
+(`apc serve`, `collect_less`). Python's default, 700, collects about once a write call, each time
+tracing what the calls in flight hold; reference counting frees almost all a write allocates, so
+fewer, larger collections reclaim the same for less. The console sets its own thresholds: its frames
+matter more to it than its writes."""
 
 
 class Engine:

@@ -4,8 +4,8 @@ Spec §3.4 maps roles to groups at publication and §4.1 says who may call what;
 to know who belongs where asks this object. Tokens are compared as SHA-256 digests with
 `hmac.compare_digest` over every credential, so a lookup's timing does not reveal which one matched.
 
-The same file carries `[check]` (the evaluator, check profile §5), parsed by `engine.check.config`,
-and `[oauth]` (the identity provider), parsed here; `engine.http.oauth` only verifies tokens against
+The same file carries `[check]` (the evaluator, check profile §5), parsed by `engine.evaluator.config`,
+and `[oauth]` (the identity provider), parsed here; `engine.http.auth.oauth` only verifies tokens against
 it. `OrgConfig.load` is the one loader for the file, so the console, `apc serve` and the tests read it
 the same way. This module imports nothing above the check configuration, the identity and `net`.
 """
@@ -22,8 +22,8 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
-from engine.check.config import CheckConfig, parse_check_config
-from engine.check.evaluator import CheckConfigError
+from engine.evaluator.base import CheckConfigError
+from engine.evaluator.config import CheckConfig, parse_check_config
 from engine.identity import Identity
 from engine.net import is_loopback
 from engine.notify import NotifyConfigError, NotifyTarget, parse_notify

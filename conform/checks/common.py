@@ -1,4 +1,5 @@
-"""Steps many checks share: a vendor screening up to its approval, the server's time, file fetches."""
+"""Steps many checks share: fresh runs, a vendor screening up to its approval, the server's time,
+file fetches, the shape of a work item's decide call."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ from typing import Any
 import httpx
 
 from conform.config import Actor
+from conform.expect import equal
 from conform.session import Session
 
 VENDOR_STEP = {
@@ -20,6 +22,16 @@ VENDOR_STEP = {
     ],
 }
 """`claim.step` of conform-vendor's first step, exactly as the process writes it."""
+
+
+async def vendor_run(s: Session) -> str:
+    """A fresh conform-vendor run, its first step ready for an agent: its id."""
+    return str((await s.start("conform-vendor", {"vendorName": "Acme"}))["run"]["id"])
+
+
+async def chain_run(s: Session) -> str:
+    """A fresh conform-chain run, its `draft` step ready for an agent: its id."""
+    return str((await s.start("conform-chain", {"title": "Memo"}))["run"]["id"])
 
 
 async def vendor_submission(
@@ -44,6 +56,13 @@ async def vendor_at_approval(s: Session, who: Actor | None = None, **extra: Any)
     return await s.ok(s.agent, "submit", **await vendor_submission(s, claimed["token"]))
 
 
+async def desk_at_fix(s: Session) -> dict[str, Any]:
+    """A conform-desk run person2 started, triaged: the view with `fix` assigned to person1."""
+    view = await s.start("conform-desk", {"ticket": "T-9", "owner": s.person1.value}, s.person2)
+    triaged: dict[str, Any] = await s.work(view["run"]["id"], "triage", {"priority": "low"})
+    return triaged
+
+
 async def server_time(s: Session) -> str:
     """The server's time now, read from a write: the start of a throwaway run."""
     view = await s.start("conform-queue", {"n": 0})
@@ -57,6 +76,24 @@ async def fetch(url: str, token: str) -> tuple[int, bytes]:
         if response.status_code in (401, 403):
             response = await client.get(url, headers={"Authorization": f"Bearer {token}"})
         return response.status_code, response.content
+
+
+def expect_decide_call(item: dict[str, Any], run_id: str, decisions: list[str]) -> None:
+    """A work item's `decide` is the exact call to make: its run, item and snapshot, the decisions it takes."""
+    equal(
+        "decide call",
+        item["decide"],
+        {
+            "tool": "decide",
+            "arguments": {
+                "runId": run_id,
+                "workItemId": item["id"],
+                "snapshot": item["snapshot"],
+                "requestId": item["decide"]["arguments"]["requestId"],
+            },
+            "decisions": decisions,
+        },
+    )
 
 
 def file_items(value: Any) -> list[dict[str, Any]]:

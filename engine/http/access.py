@@ -17,7 +17,7 @@ from typing import Protocol
 from starlette.requests import Request
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
-from engine.http.bearer import identity_of
+from engine.http.auth import identity_of
 
 log = logging.getLogger("apc.http")
 

@@ -27,15 +27,13 @@ from starlette.types import ASGIApp
 
 from engine.files import Files
 from engine.http.access import AccessLog
-from engine.http.bearer import IdentityVerifier
+from engine.http.auth import HostGuard, IdentityVerifier, OAuthVerifier, security_settings
 from engine.http.body import BodyGuard
 from engine.http.endpoint import ToolEngine, build_mcp_server
 from engine.http.extra import ExtraTool, WithExtraTools
 from engine.http.files import file_route
 from engine.http.health import Probes
-from engine.http.hosts import HostGuard, security_settings
 from engine.http.metrics import METRICS_PATH, MeteredEngine, Metrics, metrics_route
-from engine.http.oauth import OAuthVerifier
 from engine.http.stateless import PostOnly
 from engine.org import OrgConfig
 from engine.store.base import StoreCounts

@@ -18,7 +18,7 @@ from typing import Any, Protocol
 import mcp_types as types
 from mcp.server import Server, ServerRequestContext
 
-from engine.http.bearer import identity_of
+from engine.http.auth import identity_of
 from engine.http.body import NUMBER_ISSUES
 from engine.http.metrics import note_call
 from engine.http.tool_meta import tool_definitions

@@ -219,7 +219,7 @@ async def serve(
     # MCP SDK and the web server (more than a second).
     from engine.core import Engine, collect_less
     from engine.http.app import bind_socket, start_server
-    from engine.http.oauth import OAuthVerifier
+    from engine.http.auth import OAuthVerifier
     from engine.http.standard_extras import standard_extras
 
     try:

@@ -7,9 +7,8 @@ they are durable. `fn` may run more than once (a store may retry a transaction t
 it must change nothing outside `tx` beyond pure computation.
 
 The records below are frozen, but for those every write makes (`RequestRecord`, `DerivedRows`,
-`LogEntry`, and the SQLite writer's `CachedRun`): plain dataclasses, never edited once made. A frozen
-dataclass sets each field through `object.__setattr__`, ten times as slow: 4-5 of them a write were
-1-5% of a write call's CPU at 32 clients.
+`LogEntry`, and the SQLite writer's `CachedRun`): plain dataclasses, never edited once made, because
+a frozen dataclass sets each field through `object.__setattr__`, a cost every write would pay.
 """
 
 from __future__ import annotations

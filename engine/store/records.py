@@ -1,7 +1,7 @@
 """Step records measured once: their size (as the run-data cap counts it) and their digest.
 
-A write checks the run-data cap and a run view carries a snapshot (a hash of the run data); both used
-to serialise the whole run data on every call, a megabyte for a full run. A step record is never
+A write checks the run-data cap and a run view carries a snapshot (a hash of the run data); each
+serialising the whole run data would cost every call the size of its run. A step record is never
 edited once made (`Run.data`), and the store hands the same record objects to the next write of its
 run, so each record is serialised once, here, and what the next call needs is looked up: its compact
 UTF-8 size and the SHA-256 of its canonical text, remembered while the record stays among the
@@ -64,10 +64,10 @@ _quoted = json.encoder.encode_basestring  # what `canonical` writes a text with
 def compact(value: Any) -> str:
     """JSON text as the engine stores it: run documents, step records, log details, replay records.
 
-    pydantic-core's serialiser, two to three times as fast as `json`'s C encoder (a write stores four or
-    five texts). Its text is `json`'s but for a float's exponent (`0.00001` for `1e-05`, `1e-7` for
-    `1e-07`: the same float read back). What JSON cannot carry is refused as before: pydantic-core writes
-    a NaN or an infinity as a bare `NaN` or `Infinity`, so a text holding those words is `json`'s instead
+    pydantic-core's serialiser, faster than `json`'s C encoder (and a write stores several texts). Its
+    text is `json`'s but for a float's exponent (`0.00001` for `1e-05`, `1e-7` for `1e-07`: the same
+    float read back). What JSON cannot carry is refused as `json` refuses it: pydantic-core writes a NaN
+    or an infinity as a bare `NaN` or `Infinity`, so a text holding those words is `json`'s instead
     (which raises, or writes the same text when a string held them), and so is a value pydantic-core
     refuses (an object it does not know; a lone surrogate, which `json` writes). Bytes, sets or
     dataclasses it would write; no value the engine stores holds one.
@@ -89,7 +89,7 @@ def _fast_text(value: Any) -> bytes | None:
         text = _to_json(value)
     except ValueError:  # PydanticSerializationError
         return None
-    # Most texts hold neither capital, and a one-byte search is several times faster than the words'.
+    # Most texts hold neither capital, and a one-byte search is cheaper than the words'.
     if (b"N" in text or b"I" in text) and (b"NaN" in text or b"Infinity" in text):
         return None
     return text

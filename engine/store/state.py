@@ -25,7 +25,7 @@ SERVER = "server"
 @keeping_last
 def stamp(when: datetime) -> str:
     """A sortable, exact timestamp for storage and ordering (microseconds, UTC):
-    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: several times faster, on every write; its
+    `2026-10-06T12:00:00.000000Z` (isoformat, not strftime: faster, and it runs on every write; its
     arguments by position, which it parses faster)."""
     return when.astimezone(UTC).isoformat("T", "microseconds")[:-6] + "Z"
 

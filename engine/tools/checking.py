@@ -26,9 +26,9 @@ import copy
 from collections.abc import Callable
 from typing import Any
 
-from engine.check import CheckRequest, EvaluatorError, Material, Verdict, issue_lines, run_check
-from engine.check.verdict import answer_text
 from engine.document.model import Step
+from engine.evaluator import CheckRequest, EvaluatorError, Material, Verdict, issue_lines, run_check
+from engine.evaluator.verdict import answer_text
 from engine.runtime.machine import Machine
 from engine.tools.acceptance import Submission
 from engine.tools.arguments import DecideArgs, EvidenceItem

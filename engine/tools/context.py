@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 
 import rfc8785
 
-from engine.check import CheckLimits, Evaluator, Verdict
 from engine.clock import Clock
 from engine.document.model import Process
+from engine.evaluator import CheckLimits, Evaluator, Verdict
 from engine.files import Files
 from engine.identity import Identity
 from engine.ids import IdSource, new_id

@@ -39,7 +39,7 @@ class Views:
 
     def data(self, run: Run) -> dict[str, Any]:
         # Every object and array copied (strings and numbers are shared): the writer keeps the run and
-        # its step records for its next write (`sqlite_cache`, `records`), and an in-process caller
+        # its step records for its next write (`store.sqlite.cache`, `records`), and an in-process caller
         # (`Engine.call`) may edit what it is given.
         return {
             "inputs": copied(run.inputs),

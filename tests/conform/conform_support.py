@@ -14,9 +14,9 @@ from typing import Any
 
 from conform import config as conform_config
 from conform.setup import write_setup
-from engine.check import CheckConfig
 from engine.clock import SystemClock
 from engine.core import Engine
+from engine.evaluator import CheckConfig
 from engine.http.app import RunningServer, bind_socket, start_server
 from engine.org import OrgConfig
 

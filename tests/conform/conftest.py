@@ -18,7 +18,7 @@ RUN_TIMEOUT_SECONDS = 300
 def _produce(out: Path) -> None:
     """The runner against our own server exactly as a user runs it; what it left in `out`."""
     command = [
-        sys.executable, "-c", "import sys; from console.cli import main; sys.exit(main())",
+        sys.executable, "-c", "import sys; from apc.cli import main; sys.exit(main())",
         "conform", "--self", "--json", str(out / "report.json"), "--junit", str(out / "report.xml"),
         "--trace", str(out / "trace.jsonl"),
     ]  # fmt: skip

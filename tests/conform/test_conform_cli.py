@@ -9,11 +9,12 @@ from pathlib import Path
 
 import pytest
 
+from apc.cli import main as apc
 from conform import config as conform_config
 from conform.catalog import earlier, shipped
 from conform.cli import EXIT_SETUP, EXIT_USAGE, main
-from conform.registry import GROUPS, checks
-from console.cli import main as apc
+from conform.registry import GROUPS
+from conform.suite import checks
 from engine.core import Engine
 from engine.org import OrgConfig
 

@@ -12,9 +12,10 @@ from conform import config as conform_config
 from conform import contracts
 from conform.client import Connection
 from conform.clock import ServerClock
-from conform.registry import Check, checks
+from conform.registry import Check
 from conform.runner import RunOptions, _run_one, run
 from conform.session import Session, Shared
+from conform.suite import checks
 from tests.conform.conform_support import served
 
 IDENTITIES: dict[str, Any] = {

@@ -14,7 +14,7 @@ import itertools
 import re
 import xml.etree.ElementTree as ET
 
-from conform.registry import checks
+from conform.suite import checks
 from tests.conform.conform_support import SelfRun
 from tests.support.schemas import SPEC
 

@@ -37,7 +37,7 @@ def test_every_check_passes_against_three_servers_on_one_database(tmp_path: Path
     try:
         servers = [wait_serving(s) for s in launched]
         command = [
-            sys.executable, "-c", "import sys; from console.cli import main; sys.exit(main())",
+            sys.executable, "-c", "import sys; from apc.cli import main; sys.exit(main())",
             "conform", "--config", str(files.conform), "--json", str(tmp_path / "report.json"),
             *(arg for s in servers for arg in ("--server", s.url)),
         ]  # fmt: skip

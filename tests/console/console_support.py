@@ -36,9 +36,9 @@ from console.settings.config import ConsoleConfig
 from console.settings.themes import load_themes
 from console.widgets.live_table import LiveTable
 from console.widgets.virtual_table import VirtualTable
-from engine.check import Answer, CheckRequest
 from engine.clock import ManualClock
 from engine.core import Engine
+from engine.evaluator import Answer, CheckRequest
 from engine.identity import Identity
 from engine.ids import IdSource, new_id
 from engine.org import OrgConfig

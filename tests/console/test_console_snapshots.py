@@ -18,8 +18,8 @@ from console.app import ApcApp
 from console.live.session import Session
 from console.settings.config import ConsoleConfig
 from console.settings.themes import load_themes
-from engine.check import Choice, YesNo
 from engine.clock import ManualClock
+from engine.evaluator import Choice, YesNo
 from tests.console.console_support import (
     CHOICE_ASK,
     YES_NO_ASK,

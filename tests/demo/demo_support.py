@@ -13,11 +13,11 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-from console.demo.relations import Relations
-from console.demo.scene import Scene
-from console.demo.system import DemoSettings, DemoSystem
-from engine.check import CheckConfig
+from demo.system import DemoSettings, DemoSystem
+from demo.world.relations import Relations
+from demo.world.scene import Scene
 from engine.clock import ManualClock
+from engine.evaluator import CheckConfig
 from engine.identity import agent
 from engine.org import OrgConfig
 from tests.support import org

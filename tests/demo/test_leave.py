@@ -8,8 +8,8 @@ import uuid
 from pathlib import Path
 from typing import Any
 
-from console.demo.director import Cue, Cued
-from console.demo.system import DemoSystem
+from demo.actors.director import Cue, Cued
+from demo.system import DemoSystem
 from engine.identity import Identity
 from tests.demo.demo_support import conducted, turn_until
 

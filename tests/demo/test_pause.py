@@ -10,7 +10,7 @@ from datetime import timedelta
 from pathlib import Path
 from typing import Any
 
-from console.demo.system import DemoSettings, DemoSystem
+from demo.system import DemoSettings, DemoSystem
 from engine.identity import Identity
 
 

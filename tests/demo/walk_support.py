@@ -15,11 +15,11 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Any
 
-from console.demo.relations import Relations
-from console.demo.revise import CheckLine, Context, revise
-from console.demo.rework import Rework
-from console.demo.scene import Scene, settle
-from console.demo.work import draft
+from demo.work.draft import draft
+from demo.work.revise import CheckLine, Context, revise
+from demo.work.rework import Rework
+from demo.world.relations import Relations
+from demo.world.scene import Scene, settle
 from engine.clock import rfc3339
 from engine.document.model import Process, Step
 

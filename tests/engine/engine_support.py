@@ -28,7 +28,7 @@ from engine.identity import Identity, person
 from engine.org import token_digest
 from engine.store.base import Transaction
 from engine.store.postgres import PostgresTransaction
-from engine.store.sqlite_tx import SqliteTransaction
+from engine.store.sqlite import SqliteTransaction
 from engine.tools.leases import Leases
 from tests.support.calls import call, decide
 from tests.support.calls import rid as rid

@@ -33,6 +33,8 @@ SOURCES = (
     "engine",
     "console",
     "conform",
+    "demo",
+    "apc",
     "sample_processes",
     "themes",
 )
@@ -133,11 +135,13 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Installed]:
     yield Installed(venv, work, wheel)
 
 
-def test_the_wheel_carries_every_module_the_samples_the_themes_and_the_license(installed: Installed) -> None:
+def test_the_wheel_carries_every_module_the_samples_the_themes_the_stories_and_the_license(
+    installed: Installed,
+) -> None:
     names = set(zipfile.ZipFile(installed.wheel).namelist())
     modules = {
         path.relative_to(REPO).as_posix()
-        for folder in ("engine", "console", "conform")
+        for folder in ("engine", "console", "conform", "demo", "apc")
         for path in (REPO / folder).rglob("*.py")
         if "__pycache__" not in path.parts and "bundled" not in path.parts
     }
@@ -150,6 +154,8 @@ def test_the_wheel_carries_every_module_the_samples_the_themes_and_the_license(i
     themes = {f"console/bundled/themes/{p.name}" for p in (REPO / "themes").glob("*.toml")}
     assert samples - names == set() and themes - names == set()
     assert "console/app.tcss" in names
+    stories = {p.relative_to(REPO).as_posix() for p in (REPO / "demo" / "stories").glob("*.toml")}
+    assert len(stories) == 3 and stories - names == set()
     conform_data = {
         p.relative_to(REPO).as_posix()
         for pattern in ("processes/**/PROCESS.md", "schemas/**/*.json")

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from engine.check import CheckConfig
+from engine.evaluator import CheckConfig
 from engine.identity import Identity, agent, person
 from engine.notify import NotifyTarget
 from engine.org import OrgConfig, ServerSettings

@@ -10,11 +10,12 @@ from pathlib import Path
 import jwt
 import pytest
 
+from apc.cli import main
 from console.app import ApcApp
-from console.cli import EXIT_USAGE, main
 from console.client.base import Who
 from console.client.connection import ConnectionFailed
 from console.client.remote import RemoteClient, connect, endpoint_urls, token_identity, token_who
+from console.launch import EXIT_USAGE
 from console.live.session import Session
 from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from apc.cli import main
 from console.app import ApcApp
-from console.cli import main
 from console.embedded.launch import AGENT_ID, open_embedded, open_read_only
 from console.keys.registry import ACTIONS
 from console.screens.run import RunScreen

@@ -15,10 +15,10 @@ from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
 from console.views.format import short_id
 from console.views.verdict_bars import bar_for, question_bar
-from engine.check import Answer, Choice, YesNo
 from engine.clock import ManualClock
 from engine.core import Engine
 from engine.document.model import CheckQuestion
+from engine.evaluator import Answer, Choice, YesNo
 from tests.console.console_support import (
     CHOICE_ASK,
     YES_NO_ASK,

@@ -1,0 +1,7 @@
+"""`python -m apc`: the same as `apc`."""
+
+import sys
+
+from apc.cli import main
+
+sys.exit(main())

@@ -1,3 +1,0 @@
-"""Live demos: demo agents that work agent steps over MCP like any third-party agent, demo people who
-decide their work items, an event feed, and a stream of runs of the sample processes (`apc demo`).
-"""
