@@ -32,8 +32,8 @@ from console.app import ApcApp
 from console.client.base import ToolClient, Who
 from console.client.envelope import failure
 from console.client.remote import RemoteClient
-from console.config import ConsoleConfig
-from console.session import Session
+from console.live.session import Session
+from console.settings.config import ConsoleConfig
 from engine.clock import SystemClock
 from engine.core import Engine
 from engine.http.app import first_free_port, start_server

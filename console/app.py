@@ -1,8 +1,8 @@
 """The operator console: one Textual app over one `Client`, embedded or remote.
 
-The app owns the connection, the theme and the live refresh (one loop, paused with `p`, reading only
-what is on screen: `console.refresh`). It hands each pane what it shows and handles what the
-panes ask for (`console.messages`) with `@on`, leaving the flows that span screens to `Flows`.
+The app owns the connection and the theme, and starts the live refresh once connected
+(`console.flows.refresh`). It hands each pane what it shows and handles what the panes ask for
+(`console.messages`) with `@on`, leaving what each action does to `console.flows`, whose shell it is.
 """
 
 from __future__ import annotations
@@ -16,42 +16,41 @@ from dataclasses import replace
 from datetime import UTC, datetime
 from functools import partial
 from time import monotonic
-from typing import TypeVar
 
 from rich.text import Text
 from textual import events, on
 from textual.app import App, SystemCommand
 from textual.notifications import SeverityLevel
 from textual.screen import Screen
-from textual.timer import Timer
 from textual.widgets import Input, Static, TabbedContent, TextArea
 from textual.worker import Worker, WorkerState
 
 from console import messages
-from console.actions import bindings
-from console.client import Client, Envelope, Failure
+from console.client import Client, Failure
 from console.client.envelope import error_code, error_message
-from console.client.paging import Change, all_pages
-from console.client.wire import RunSummary
-from console.commands import RegistryCommands
-from console.config import ConsoleConfig
-from console.documents import Documents
-from console.flows import Flows
-from console.modals.common import AnswerDialog, ChoiceDialog
+from console.flows import admin, files, present
+from console.flows.cancel import confirm_cancel
+from console.flows.decide import decide, decide_in_run
+from console.flows.event import ask_event
+from console.flows.refresh import LiveRefresh
+from console.flows.run import find_run, open_run
+from console.flows.shell import Context
+from console.flows.start import choose_process, start_run
+from console.keys.commands import RegistryCommands
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
+from console.live.documents import Documents
+from console.live.lists import Backoff, EndedRuns, Lists
+from console.live.notices import NoticeLog
+from console.live.paging import Window
+from console.live.session import ExtraPane, Opener, OpenFailed, Session
+from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog
-from console.notices import NoticeLog
-from console.palette import Palette
-from console.panes.runs import RunsQuery
-from console.refresh import Backoff, EndedRuns, Lists, is_retry
-from console.scoped import Permissions, Scoped
 from console.screens.main import MainScreen
-from console.screens.run import RunScreen
-from console.session import ExtraPane, Opener, OpenFailed, Session
-from console.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.settings.config import ConsoleConfig
+from console.settings.themes import DEFAULT_THEME, LoadedThemes, load_themes
+from console.views.palette import Palette
 from console.widgets.live_table import STOPPABLE, StopRequested
-from console.widgets.virtual_table import Window
-
-T = TypeVar("T")
 
 TERMINAL_CHECK_SECONDS = 1.0
 """How often the console looks whether its terminal is still there (`terminal_open`)."""
@@ -69,12 +68,11 @@ def terminal_open() -> bool:
 
 
 GC_THRESHOLDS = (1000, 5, 1000)
-"""Python's collector while the console runs (its default is 700, 10, 10). A collection stops every
-thread, the engine's and the demo's too, for as long as it walks what it collects: with a demo on
-100,000 items the whole heap took 50-240 ms, every few refreshes, and made the worst frames. The
-heap as it stands at start-up and once the first page is drawn is frozen (left out; `on_unmount`
-lets it back in); the middle generation is collected while it is small (every 5 young collections:
-a few ms), and the whole heap after 5,000 young collections instead of 100."""
+"""Python's collector while the console runs. A collection stops every thread (the engine's and the
+demo's too) for as long as it walks what it collects, so a walk of the whole heap is a frame the
+operator sees stall. The heap that stands at start-up and once the first page is drawn is frozen
+(left out; `on_unmount` lets it back in), the middle generation is collected often, while it is
+still small, and the whole heap rarely."""
 
 
 class ApcApp(Scoped, App[None]):
@@ -105,33 +103,23 @@ class ApcApp(Scoped, App[None]):
         self.live = live
         self.cursor_blink = cursor_blink
         self.extra_panes = list(extra_panes)
-        self.paused = False
         self.toasts: list[str] = []
         """Every toast shown, in order: what an operator was told, kept for tests and the log."""
         self.ready = asyncio.Event()
         self.palette = Palette()
-        self.last_refresh: datetime | None = None
-        self._flows: Flows | None = None
-        self._timer: Timer | None = None
+        self._flows: Context | None = None
+        self._live_refresh: LiveRefresh | None = None
         self._gc_thresholds = gc.get_threshold()
         """The collector's thresholds before the console, put back when it closes."""
         self.notices = NoticeLog()
-        self._last_error = ""
         self._lists: Lists | None = None
-        self._processes_read = False
-        self.process_names: set[str] = set()
-        """Published process names, read once (the runs search knows them)."""
-        self.ended_runs = EndedRuns()
-        self.backoff = Backoff(self.config.refresh_seconds)
-        self.calls_paused = 0
-        """Ticks skipped while paused (a paused console reads nothing)."""
         self._take_first_theme()
 
     def _take_first_theme(self) -> None:
         """Register the loaded themes and take the configured one before the stylesheet is first read:
         what Textual's theme watcher does, less its reparse of every stylesheet with the theme's
-        variables (setting `theme`, here or once running, queues that reparse: ~10 ms before the first
-        frame, the first parse thrown away)."""
+        variables (setting `theme`, here or once running, queues that reparse before the first frame,
+        and throws the first parse away)."""
         for theme in self.loaded_themes.themes:
             self.register_theme(theme)
         wanted = self.config.theme or DEFAULT_THEME
@@ -153,7 +141,8 @@ class ApcApp(Scoped, App[None]):
         return self.session.client
 
     @property
-    def flows(self) -> Flows:
+    def flows(self) -> Context:
+        """What the flows are handed: this app as their shell, and the connection's parts."""
         assert self._flows is not None, "the console is not connected yet"
         return self._flows
 
@@ -193,11 +182,22 @@ class ApcApp(Scoped, App[None]):
         assert self.session is not None
         capabilities = replace(self.client.capabilities, presenter=self.session.presenter is not None)
         self.permissions = Permissions(self.read_only, capabilities)
-        self._flows = Flows(self, Documents(self.client))
-        # the first page of the queue is read before the screen is built, and a remote client opens its
-        # session (asking which tools the server offers) meanwhile: alone the read takes ~10 ms, a build
-        # beside it slowed it down, and a screen laid out before its rows came was laid out and drawn again
+        # the first page of the queue is read before the screen is built (a screen laid out before its
+        # rows come is laid out and drawn again with them), and a remote client opens its session
+        # (asking which tools the server offers) meanwhile, not after
         self._lists = Lists(self.client)
+        documents = Documents(self.client)
+        self._flows = Context(
+            self,
+            self.client,
+            self.permissions,
+            documents,
+            self._lists,
+            EndedRuns(),
+            self.session.presenter,
+        )
+        backoff = Backoff(self.config.refresh_seconds)
+        self._live_refresh = LiveRefresh(self._flows, backoff, live=self.live, where=self.session.where)
         opening = asyncio.ensure_future(self.client.extra_tools())
         reading = asyncio.ensure_future(self.lists.visible(self.lists.work, Window(0, -1), head=True))
         try:
@@ -212,17 +212,17 @@ class ApcApp(Scoped, App[None]):
         self.install_screen(main, name="main")
         await self.push_screen("main")
         if self.live:
-            self._arm()
+            self._live_refresh.arm()
         if self.live and self.session.watch is not None:
-            self.run_while_open(partial(self.session.watch, self._tick), group="watch")
+            self.run_while_open(partial(self.session.watch, self._live_refresh.tick), group="watch")
         self.call_after_refresh(self._up)  # if the first layout was not drawn (no size yet)
 
     def _fill_first_screen(self, error: Failure | None) -> None:
         """What the main screen shows when first laid out, put in as it mounts: the queue's first page
         (read already), the notices of the session, the status line; `_up` once that frame is written."""
         now = self.now()
-        self._show_work(error, now)
-        self.last_refresh = now
+        self.live_refresh.show_work(error, now)
+        self.live_refresh.last_refresh = now
         for notice in self.session.notices if self.session is not None else ():
             level: SeverityLevel = "warning" if notice.startswith("Not published") else "information"
             self.toast(notice, severity=level)
@@ -248,7 +248,8 @@ class ApcApp(Scoped, App[None]):
 
     async def _after_first_screen(self) -> None:
         """What the first screen did not wait for: its rows' dates, the runs list's first page."""
-        _, error = (await asyncio.gather(self._date_work(), self._read_runs(full=True)))[1]
+        refresh = self.live_refresh
+        _, error = (await asyncio.gather(refresh.date_work(), refresh.read_runs(full=True)))[1]
         if error is not None:
             self.report_error("runs", error)
         self.update_status()
@@ -313,167 +314,30 @@ class ApcApp(Scoped, App[None]):
     # live refresh
 
     @property
+    def live_refresh(self) -> LiveRefresh:
+        assert self._live_refresh is not None, "the console is not connected yet"
+        return self._live_refresh
+
+    @property
     def lists(self) -> Lists:
         assert self._lists is not None, "the console is not connected yet"
         return self._lists
 
-    def _arm(self) -> None:
-        """The next tick, after the interval as it stands now (it grows while nothing changes)."""
-        if self._timer is not None:
-            self._timer.stop()
-        self._timer = self.set_timer(self.backoff.seconds, self._tick)
-
-    def _tick(self) -> None:
-        if not self.is_running:  # closing: Textual cancelled the workers and stops the timers next
-            return
-        if self.paused:
-            self.calls_paused += 1
-            return
-        self.run_while_open(self._tick_and_arm, group="reload", exclusive=True)
-
-    async def _tick_and_arm(self) -> None:
-        try:
-            await self.reload_all(full=False)
-        finally:
-            if self.live and self.is_running:
-                self._arm()
-
     def reload_soon(self) -> None:
-        self.run_while_open(self.reload_all, group="reload", exclusive=True)
+        if self._live_refresh is not None:
+            self._live_refresh.reload_soon()
 
     def on_key(self, event: events.Key) -> None:
-        """The operator is here: refresh at the configured pace again."""
-        if self.backoff.factor != 1:
-            self.backoff.reset()
-            if self.live and not self.paused:
-                self._arm()
+        if self._live_refresh is not None:
+            self._live_refresh.operator_here()
 
     async def reload_all(self, *, full: bool = True) -> None:
-        """Read what is on screen again. A tick (`full=False`) reads only an open run when one is shown,
-        else the first page of the work queue, the rows on screen, one page where the queue grows (for
-        its notices), and the runs list when it is shown; a full reload (`r`, after an action) reads
-        the runs list too (`_read_runs`). The processes are read once the runs tab is built (its
-        search knows their names), and again with their documents while their tab is shown."""
-        if self.session is None or not self.is_screen_installed("main") or self._lists is None:
-            return
-        now, main, lists = self.now(), self.main, self.lists
-        if not full and isinstance(self.screen, RunScreen):
-            await self.flows.load_run(self.screen)
-            self.last_refresh = now
-            self.update_status()
-            return
-        shown = main.active_tab == "processes" and main.built("processes")
-        if shown or (main.built("runs") and not self._processes_read):
-            processes, _, error = await all_pages(lambda c: self.client.list_processes(cursor=c))
-            self._processes_read = error is None
-            if error is None:
-                self.process_names = {p["name"] for p in processes}
-                if main.built("runs"):
-                    main.runs.process_names = self.process_names
-            if error is None and shown:  # the documents (their maps) only for the tab that shows them
-                documents = self.flows.documents
-                found = {p["name"]: await documents.get(p["name"], int(p["version"])) for p in processes}
-                main.processes.show(processes, found, self.palette)
-        work = main.work
-        lists.filter_work(work.filters().process)
-
-        async def read_work() -> tuple[bool, Failure | None]:
-            changed, error = await lists.visible(lists.work, work.table.window, head=True, tail=not full)
-            if self._show_work(error, now) and self.ready.is_set():  # the first screen is written before
-                await self._date_work()  # its rows are dated (`_up`)
-            return changed, error
-
-        # the two lists side by side: the first screen waits for the slower read, not for both
-        (work_changed, work_error), (runs_changed, runs_error) = await asyncio.gather(
-            read_work(), self._read_runs(full=full)
-        )
-        changed = work_changed or runs_changed
-        if isinstance(self.screen, RunScreen):
-            await self.flows.load_run(self.screen)
-        self.last_refresh = now
-        if not full:
-            self.backoff.after(changed=changed, retry=is_retry(work_error) or is_retry(runs_error))
-        for source, error in (("work queue", work_error), ("runs", runs_error)):
-            if error is not None:
-                self.report_error(source, error)
-        self.update_status()
-
-    def _show_work(self, error: Failure | None, now: datetime) -> bool:
-        """Show the queue as read, unless its first read failed (a later one leaves the rows read
-        before); whether it was shown."""
-        lists, work = self.lists, self.main.work
-        if error is not None and not lists.work.started:
-            return False
-        work.show(lists.work, work.updated, now, self.palette, lists.work_process)
-        return True
-
-    async def _read_runs(self, *, full: bool) -> tuple[bool, Failure | None]:
-        """The runs list when it is shown or on a full reload, else its first page once (the runs that
-        end are told against it); nothing for the first screen, which shows the work queue only."""
-        main, lists = self.main, self.lists
-        built = main.built("runs")
-        if not (built or self.ready.is_set()):
-            return False, None
-        if not (full or main.active_tab == "runs" or not lists.runs.started):
-            return False, None
-        runs_args, problems = main.runs.query_arguments() if built else (RunsQuery(), [])
-        lists.filter_runs(runs_args)
-        window = main.runs.table.window if built else Window(0, -1)
-        changed, error = await lists.visible(lists.runs, window, head=True)
-        changes = lists.runs.take_changes()
-        self._tell_ended(changes)
-        if main.built("runs") and (error is None or lists.runs.started):
-            main.runs.show(lists.runs, lists.runs.more, self.palette, problems, changes)
-        return changed, error
-
-    def _tell_ended(self, changes: list[Change[RunSummary]]) -> None:
-        news = self.ended_runs.news(changes)
-        if news is not None:
-            text, count = news
-            self.toast(text, live=True, group="runs ended", count=count)
+        if self._live_refresh is not None:
+            await self._live_refresh.reload_all(full=full)
 
     async def load_rows(self, message: messages.RowsWanted) -> None:
-        """Rows scrolled to (read the pages they are on), or `G`: every page to the end, with progress."""
-        if self._lists is None or not self.is_screen_installed("main"):
-            return
-        lists, main = self.lists, self.main
-        pane = main.work if message.source == "work" else main.runs
-        pages = lists.work if message.source == "work" else lists.runs
-        if message.to_end:
-
-            def progress(count: int) -> None:
-                pane.progress = f"loading… {count:,} rows (esc stops)"
-                pane.show_status()
-
-            try:
-                error = await lists.to_end(pages, progress)
-            finally:
-                pane.progress = ""
-            self._show_list(message.source)
-            pane.table.move_cursor(row=len(pages.keys) - 1)
-        else:
-            error = await lists.wanted(pages, message.window)
-            self._show_list(message.source)
-            if message.source == "work":
-                await self._date_work()
-        if error is not None:
-            self.report_error(message.source, error)
-
-    async def _date_work(self) -> None:
-        """Date the work items on screen (their runs' last change), reading only runs not dated yet."""
-        work = self.main.work
-        window = work.table.window
-        changed = await self.lists.ages(work.table.keys[window.first : window.last + 1])
-        if changed or work.updated is not self.lists.updated:
-            work.updated = self.lists.updated
-            work.redraw(self.now(), self.palette)
-
-    def _show_list(self, source: str) -> None:
-        main, lists = self.main, self.lists
-        if source == "work":
-            main.work.show(lists.work, main.work.updated, self.now(), self.palette, lists.work_process)
-        else:
-            main.runs.show(lists.runs, lists.runs.more, self.palette, main.runs.problems)
+        if self._live_refresh is not None:
+            await self._live_refresh.load_rows(message)
 
     @on(StopRequested)
     def stop_loading(self) -> None:
@@ -484,35 +348,8 @@ class ApcApp(Scoped, App[None]):
                 self.toast("Stopped")
 
     def update_status(self) -> None:
-        if self.session is None or not self.is_screen_installed("main") or self._lists is None:
-            return
-        who = self.client.identity
-        text = Text(end="")
-        text.append(f" {who.id}", "bold")
-        text.append(f" ({who.kind}{', operator' if who.operator else ''}) · {self.session.where}")
-        if self.read_only:
-            text.append(" · READ-ONLY", self.palette.warning)
-        main = self.main
-        work, runs = self.lists.work, self.lists.runs
-        text.append(f" · work {len(work.keys):,}{'+' if work.more else ''}")
-        # the runs list is read on every tick only while its tab is shown (else once after the first screen,
-        # and on a full reload): a count from an older read would pass for a live one
-        if runs.started and (not self.live or main.active_tab == "runs"):
-            text.append(f" · runs {len(runs.keys):,}{'+' if runs.more else ''}")
-        if not self.live:
-            text.append(" · manual refresh")
-        elif self.paused:
-            text.append(" · PAUSED (p)", self.palette.warning)
-        else:
-            text.append(f" · live every {self.backoff.seconds:g}s")
-        if self.last_refresh is not None:
-            text.append(f" · read {self.last_refresh.strftime('%H:%M:%S')}", "dim")
-        presenter = self.session.presenter
-        if presenter is not None:
-            text.append(f" · demo {presenter.speed:g}x")
-            if presenter.paused:
-                text.append(" · DEMO PAUSED (Z)", f"bold {self.palette.warning}")
-        main.set_status(text)
+        if self._live_refresh is not None:
+            self._live_refresh.show_status()
 
     # telling the operator
 
@@ -564,19 +401,8 @@ class ApcApp(Scoped, App[None]):
             self.toasts.append(entry.text)
         self.show_notices()
 
-    def show_answer(self, title: str, answer: Envelope[T], summary: Callable[[T], str]) -> None:
-        """Success is a toast with the new state in `summary`'s words; an error opens a dialog with
-        every issue."""
-        if answer["ok"]:
-            self.toast(f"{title}: {summary(answer['data'])}")
-        else:
-            self.push_screen(AnswerDialog(title, answer))
-
-    def people(self) -> list[str]:
-        return [identity.id for identity in self.client.people()]
-
     def open_run(self, run_id: str) -> None:
-        self.run_while_open(partial(self.flows.open_run, run_id), group="open-run")
+        self.run_while_open(partial(open_run, self.flows, run_id), group="open-run")
 
     # what the panes ask for
 
@@ -586,29 +412,29 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.FindRun)
     def _find_run(self, message: messages.FindRun) -> None:
-        self.run_while_open(partial(self.flows.find_run, message.run_id), group="open-run")
+        self.run_while_open(partial(find_run, self.flows, message.run_id), group="open-run")
 
     @on(messages.DecideRequested)
     def _decide(self, message: messages.DecideRequested) -> None:
-        self.flows.decide(message.entry)
+        decide(self.flows, message.entry)
 
     @on(messages.DecideInRunRequested)
     def _decide_in_run(self, message: messages.DecideInRunRequested) -> None:
         self.run_while_open(
-            partial(self.flows.decide_in_run, message.run_id, message.step_id), group="decide"
+            partial(decide_in_run, self.flows, message.run_id, message.step_id), group="decide"
         )
 
     @on(messages.CancelRequested)
     def _cancel(self, message: messages.CancelRequested) -> None:
-        self.flows.confirm_cancel(message.runs)
+        confirm_cancel(self.flows, message.runs)
 
     @on(messages.EventRequested)
     def _event(self, message: messages.EventRequested) -> None:
-        self.run_while_open(partial(self.flows.ask_event, message.view), group="event")
+        self.run_while_open(partial(ask_event, self.flows, message.view), group="event")
 
     @on(messages.StartRunRequested)
     def _start_run(self, message: messages.StartRunRequested) -> None:
-        self.flows.start_run(message.process)
+        start_run(self.flows, message.process)
 
     @on(TabbedContent.TabActivated, "#tabs")
     def _tab_shown(self, event: TabbedContent.TabActivated) -> None:
@@ -616,8 +442,7 @@ class ApcApp(Scoped, App[None]):
         if event.pane.id == "activity":
             self.show_notices()
         elif event.pane.id == "runs" and self._lists is not None and not self.main.runs.loaded:
-            self.main.runs.process_names = self.process_names
-            self._show_list("runs")
+            self.live_refresh.show_runs_tab()
             self.call_after_refresh(self.reload_soon)
         elif event.pane.id == "processes":
             self.call_after_refresh(self.reload_soon)  # once laid out: the rows on screen are known
@@ -648,15 +473,15 @@ class ApcApp(Scoped, App[None]):
 
     @on(messages.ViewTextRequested)
     def _view_text(self, message: messages.ViewTextRequested) -> None:
-        self.flows.view_text(message.title, message.text)
+        files.view_text(self, message.title, message.text)
 
     @on(messages.SaveFileRequested)
     def _save_file(self, message: messages.SaveFileRequested) -> None:
-        self.flows.save_file(message.name, message.content)
+        files.save_file(self, message.name, message.content)
 
     @on(messages.CopyRequested)
     def _copy(self, message: messages.CopyRequested) -> None:
-        self.flows.copy(message.text)
+        files.copy(self, message.text)
 
     # app actions
 
@@ -679,12 +504,7 @@ class ApcApp(Scoped, App[None]):
         self.reload_soon()
 
     def action_toggle_pause(self) -> None:
-        self.paused = not self.paused
-        if not self.paused and self.live:
-            self.backoff.reset()
-            self._arm()
-        self.toast("Live refresh paused" if self.paused else "Live refresh resumed")
-        self.update_status()
+        self.live_refresh.toggle_pause()
 
     def action_pick_theme(self) -> None:
         """Our themes first, then Textual's; the current one marked."""
@@ -714,70 +534,27 @@ class ApcApp(Scoped, App[None]):
                 yield command
 
     async def action_start_run(self) -> None:
-        await self.flows.choose_process()
+        await choose_process(self.flows)
 
     def action_switch_identity(self) -> None:
-        self.flows.switch_identity()
+        admin.switch_identity(self.flows)
 
     def action_publish(self) -> None:
-        self.flows.publish()
+        admin.publish(self.flows)
 
     # presenter controls (a live demo only: `needs="presenter"`)
 
-    def _present(self, action: str, arguments: dict[str, str] | None = None) -> None:
-        presenter = self.session.presenter if self.session is not None else None
-        if presenter is None:
-            return
-
-        async def act() -> None:
-            ok, message = await presenter.control(action, arguments or {})
-            self.toast(message, severity="information" if ok else "error")
-            if action == "pause" and ok:
-                # what is shown was read up to a refresh interval (minutes of demo time) ago: show it
-                # at the time the clock stopped, so that nothing moves on while the demo is paused
-                self.repaint()
-            else:
-                self.update_status()
-            if action == "stage" and ok:
-                self.reload_soon()
-
-        self.run_while_open(act, group="presenter")
-
     def action_demo_pause(self) -> None:
-        presenter = self.session.presenter if self.session is not None else None
-        if presenter is not None:
-            self._present("resume" if presenter.paused else "pause")
-
-    def action_demo_faster(self) -> None:
-        self._present("faster")
-
-    def action_demo_slower(self) -> None:
-        self._present("slower")
+        present.toggle_pause(self.flows)
 
     def action_demo_leave(self) -> None:
-        """The item or run in view: the open run, the selected work item, or the selected run."""
-        target: dict[str, str] | None = None
-        if isinstance(self.screen, RunScreen):
-            target = {"runId": self.screen.run_id}
-        elif isinstance(self.screen, MainScreen):
-            main = self.main
-            if main.active_tab == "work" and (entry := main.work.selected()) is not None:
-                target = {"runId": entry["runId"], "stepId": entry["workItem"]["stepId"]}
-            elif main.active_tab == "runs" and (run_id := main.runs.selected_id()) is not None:
-                target = {"runId": run_id}
-        if target is None:
-            self.toast("Select a work item or a run to leave to you, or open a run.", severity="warning")
-            return
-        self._present("leave", target)
+        present.leave(self.flows)
+
+    def action_demo_faster(self) -> None:
+        present.present(self.flows, "faster")
+
+    def action_demo_slower(self) -> None:
+        present.present(self.flows, "slower")
 
     def action_demo_stage(self) -> None:
-        presenter = self.session.presenter if self.session is not None else None
-        if presenter is None:
-            return
-
-        def chosen(name: str | None) -> None:
-            if name is not None:
-                self._present("stage", {"moment": name})
-
-        choices = [(title, name) for name, title in presenter.moments]
-        self.push_screen(ChoiceDialog("Stage which moment, on a fresh run?", choices), chosen)
+        present.stage(self.flows)

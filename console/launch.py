@@ -108,8 +108,8 @@ def reach(server: str, token: str) -> tuple[str, Who] | str:
 
 def run_console(args: argparse.Namespace) -> int:
     from console.app import ApcApp
-    from console.config import ConsoleConfig, default_config_path
-    from console.session import Session
+    from console.live.session import Session
+    from console.settings.config import ConsoleConfig, default_config_path
 
     if args.server:
         from console.client.remote import RemoteClient
@@ -126,13 +126,13 @@ def run_console(args: argparse.Namespace) -> int:
             return Session(client, f"remote · {url}", close=client.close)
 
     else:
-        from console.embedded import open_embedded
+        from console.embedded.launch import open_embedded
         from engine.datafolder import DataFolderInUse, check_free, default_data_dir
 
         data_dir = args.data or default_data_dir()
 
         if args.read_only:
-            from console.embedded import NoDataFolder, check_read_only_folder, open_read_only
+            from console.embedded.launch import NoDataFolder, check_read_only_folder, open_read_only
 
             try:
                 check_read_only_folder(data_dir)

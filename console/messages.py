@@ -1,9 +1,9 @@
 """What panes, screens and dialogs ask of the app: each posts one of these, the app handles it with
-`@on` and hands the work to `Flows`. Data goes down as arguments; requests come up as messages, so a
-pane never reaches into the app and can be mounted and tested in a bare `App`.
+`@on` and hands the work to a flow (`console.flows`). Data goes down as arguments; requests come up
+as messages, so a pane never reaches into the app and can be mounted and tested in a bare `App`.
 
 To add a request: a class here (named for what is asked, with what it needs to be done), a post in
-the pane, a `@on` handler in `ApcApp` that calls a method of `Flows`.
+the pane, a `@on` handler in `ApcApp` that calls the flow in `console.flows`.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from textual.message import Message
 from textual.notifications import SeverityLevel
 
 from console.client.wire import PersonWorkEntry, ProcessSummary, Run, RunSummary, RunView
-from console.widgets.virtual_table import Window
+from console.live.paging import Window
 
 
 class ConsoleMessage(Message):

@@ -13,7 +13,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import TextIO
 
-from console.samples import no_samples, sample_folders
+from console.embedded.samples import no_samples, sample_folders
 from demo.actors.people import PeopleBehaviour
 from demo.fronts.headless import run_headless, run_story_headless
 from demo.stories.story import StoryError, UnknownStory, load_story, story_names

@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from console.client.wire import RunState
+from console.embedded.samples import publish_samples
 from console.resources import bundled
-from console.samples import publish_samples
 from demo.actors.agent import AgentBehaviour, DemoAgent
 from demo.actors.calls import as_person
 from demo.actors.control import DemoControl

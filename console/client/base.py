@@ -12,7 +12,7 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal, Protocol, runtime_checkable
+from typing import Literal, Protocol, TypeVar, cast, runtime_checkable
 
 from console.client.files import FetchedFile, Progress, fetch_url
 from console.client.run_log import RUN_LOG_TOOL, RunLog
@@ -44,6 +44,7 @@ from engine.identity import Identity
 from engine.tools.catalog import PublishResult
 
 RequestIds = Callable[[], str]
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -160,25 +161,30 @@ class ToolClient:
         self.identity = identity
         self._request_ids = request_ids or (lambda: str(uuid.uuid4()))
 
-    async def call(self, tool: str, arguments: dict[str, object]) -> Any:
-        """One tool call, answered with the envelope as the transport decoded it from JSON.
-
-        This is where the console takes the wire on trust: each method below gives the answer the type of
-        its tool's result schema, which a conforming server's answers have. Checking every answer against
-        the schemas on every refresh would cost more than the screen it feeds.
-        """
+    async def call(self, tool: str, arguments: dict[str, object]) -> object:
+        """One tool call, answered with the envelope as the transport decoded it from JSON (not typed
+        yet: `_read` gives it its type)."""
         raise NotImplementedError
 
-    async def _write(self, tool: str, arguments: dict[str, object]) -> Any:
+    async def _read(self, tool: str, arguments: dict[str, object]) -> Envelope[T]:
+        """`call`, its answer taken as the envelope of the result the tool's method declares.
+
+        This is where the console takes the wire on trust: a conforming server's answers have the shapes
+        of its tools' result schemas, and checking every answer against the schemas on every refresh
+        would cost more than the screen it feeds.
+        """
+        return cast("Envelope[T]", await self.call(tool, arguments))
+
+    async def _write(self, tool: str, arguments: dict[str, object]) -> Envelope[T]:
         if "requestId" not in arguments:
             arguments = {**arguments, "requestId": self._request_ids()}
-        return await self.call(tool, _compact(arguments))
+        return await self._read(tool, _compact(arguments))
 
     async def describe(self) -> Envelope[DescribeResult]:
-        return await self.call("describe", {})
+        return await self._read("describe", {})
 
     async def list_processes(self, cursor: str | None = None) -> Envelope[ListProcessesResult]:
-        return await self.call("list_processes", _compact({"cursor": cursor}))
+        return await self._read("list_processes", _compact({"cursor": cursor}))
 
     async def start_run(
         self,
@@ -193,12 +199,12 @@ class ToolClient:
         )
 
     async def get_run(self, run_id: str) -> Envelope[GetRunResult]:
-        return await self.call("get_run", {"runId": run_id})
+        return await self._read("get_run", {"runId": run_id})
 
     async def get_work(
         self, *, limit: int | None = None, cursor: str | None = None, process: str | None = None
     ) -> Envelope[GetWorkResult]:
-        return await self.call("get_work", _compact({"limit": limit, "cursor": cursor, "process": process}))
+        return await self._read("get_work", _compact({"limit": limit, "cursor": cursor, "process": process}))
 
     async def claim(self, run_id: str, step_id: str) -> Envelope[ClaimResult]:
         return await self._write("claim", {"runId": run_id, "stepId": step_id})
@@ -262,7 +268,7 @@ class ToolClient:
         limit: int | None = None,
         cursor: str | None = None,
     ) -> Envelope[ListRunsResult]:
-        return await self.call(
+        return await self._read(
             "list_runs",
             _compact(
                 {"process": process, "state": state, "inputs": inputs, "limit": limit, "cursor": cursor}
@@ -278,10 +284,7 @@ class ToolClient:
     ) -> Envelope[RunLog] | None:
         if RUN_LOG_TOOL not in await self.extra_tools():
             return None
-        result: Envelope[RunLog] = await self.call(
-            RUN_LOG_TOOL, _compact({"runId": run_id, "cursor": cursor, "limit": limit})
-        )
-        return result
+        return await self._read(RUN_LOG_TOOL, _compact({"runId": run_id, "cursor": cursor, "limit": limit}))
 
     async def fetch_file(self, url: str, progress: Progress | None = None) -> FetchedFile | Failure:
         return await fetch_url(url, progress=progress)

@@ -2,9 +2,10 @@
 
 Every call goes through one SDK session kept for the console's life (connection.py), on an event
 loop of a thread of its own: the SDK passes each answer through several tasks, and on the console's
-loop each of those waits behind a frame being drawn (a screen of get_run calls took 0.8 s so). Transport
-failures become error envelopes (`retry`, or `forbidden` for a refused token), so a screen shows them
-like any other answer instead of crashing; `connect` is the start-up check that fails fast instead.
+loop each of those would wait behind a frame being drawn, so a screen of calls would take as many
+frames. Transport failures become error envelopes (`retry`, or `forbidden` for a refused token), so
+a screen shows them like any other answer instead of crashing; `connect` is the start-up check that
+fails fast instead.
 """
 
 from __future__ import annotations

@@ -16,10 +16,10 @@ from textual.screen import ModalScreen
 from textual.widgets import Button, Input, OptionList, Static, TextArea
 from textual.widgets.option_list import Option
 
-from console.actions import bindings
-from console.answer import error_lines
 from console.client import Failure
-from console.scoped import Scoped
+from console.keys.registry import bindings
+from console.keys.scoped import Scoped
+from console.views.answer import error_lines
 
 T = TypeVar("T")
 

@@ -30,8 +30,6 @@ from textual.widgets import (
 )
 from textual.widgets.option_list import Option
 
-from console.actions import bindings
-from console.answer import error_lines
 from console.client import Client
 from console.client.envelope import error_code
 from console.client.files import FetchedFile
@@ -45,16 +43,18 @@ from console.client.wire import (
     StepRecord,
     WorkItem,
 )
-from console.diff import run_data_changes
-from console.format import short_id
+from console.keys.registry import bindings
+from console.keys.scoped import Scoped
 from console.messages import CopyRequested, ViewTextRequested
 from console.modals.common import Dialog
 from console.modals.decide_context import context_lines, evidence_of
 from console.modals.evidence import EvidenceEditor
-from console.modals.fields import FieldsForm, declared_fields
-from console.palette import Palette
-from console.render import BarOf, Hanging
-from console.scoped import Scoped
+from console.views.answer import error_lines
+from console.views.diff import run_data_changes
+from console.views.format import short_id
+from console.views.palette import Palette
+from console.views.render import BarOf, Hanging
+from console.widgets.fields import FieldsForm, declared_fields
 from console.widgets.toggles import GlyphCheckbox, GlyphRadioButton
 
 CheckBars = Callable[[str, int], Awaitable[Callable[[str], BarOf]]]

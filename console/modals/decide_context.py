@@ -13,9 +13,9 @@ from dataclasses import dataclass
 from datetime import datetime
 
 from console.client.wire import PersonWorkEntry, RecordedEvidence, RunView, StepData
-from console.format import counted, due, is_late, stamp
-from console.palette import Palette
-from console.render import BarOf, Line, record_lines, value_rows, work_item_lines
+from console.views.format import counted, due, is_late, stamp
+from console.views.palette import Palette
+from console.views.render import BarOf, Line, record_lines, value_rows, work_item_lines
 
 
 def quoted_steps(text: str, step_ids: list[str]) -> list[str]:

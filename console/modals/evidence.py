@@ -11,9 +11,9 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Button, Input, Label, Static
 
-from console.answer import error_lines
 from console.client import Client
 from console.client.wire import EvidenceItem, RecordedEvidence
+from console.views.answer import error_lines
 
 MAX_LOCAL_FILE = 64 * 1024 * 1024
 

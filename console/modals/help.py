@@ -9,8 +9,8 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Static
 
-from console.actions import SCOPE_TITLES, ActionSpec, specs
-from console.commands import focus_chain
+from console.keys.commands import focus_chain
+from console.keys.registry import SCOPE_TITLES, ActionSpec, specs
 from console.modals.common import Dialog
 
 

@@ -7,12 +7,12 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Button, Label, RadioButton, RadioSet, Static
 
-from console.answer import error_lines
 from console.client import Client
 from console.client.wire import ProcessSummary, RunMode, StartRunResult
 from console.modals.common import Dialog
-from console.modals.fields import FieldsForm, declared_fields
-from console.palette import Palette
+from console.views.answer import error_lines
+from console.views.palette import Palette
+from console.widgets.fields import FieldsForm, declared_fields
 
 
 class StartRunDialog(Dialog[StartRunResult]):

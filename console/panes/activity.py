@@ -9,8 +9,8 @@ from textual.app import ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Static
 
-from console.notices import Entry
-from console.palette import Palette
+from console.live.notices import Entry
+from console.views.palette import Palette
 
 
 def entry_text(entry: Entry, palette: Palette) -> Text:

@@ -16,13 +16,13 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import DataTable, Static
 
-from console.actions import bindings
 from console.client.files import FetchedFile
 from console.client.wire import RecordedEvidence, RunView
-from console.format import plain
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.messages import CopyRequested, Notice, SaveFileRequested, ViewTextRequested
-from console.palette import Palette
-from console.scoped import Permissions, Scoped
+from console.views.format import plain
+from console.views.palette import Palette
 from console.widgets.live_table import Column, LiveTable
 
 COLUMNS = (

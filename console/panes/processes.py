@@ -13,15 +13,15 @@ from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
 from textual.widgets import DataTable, Markdown, Static, TabbedContent, TabPane
 
-from console.actions import bindings
 from console.client.wire import ProcessSummary
-from console.format import plain
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.map.layout import draw_process_map
 from console.messages import StartRunRequested
-from console.modals.fields import declared_fields
-from console.palette import Palette
-from console.render import Line, to_text
-from console.scoped import Permissions, Scoped
+from console.views.format import plain
+from console.views.palette import Palette
+from console.views.render import Line, to_text
+from console.widgets.fields import declared_fields
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView
 from engine.document.model import Process

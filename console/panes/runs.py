@@ -8,14 +8,14 @@ as the status line says. State and input filters go to the server.
 The cursor stays on its run, wherever it is: a run the operator chose is the one `x` cancels, even as
 new runs arrive. A view at the top stays there, so the newest runs come into sight above the cursor;
 further down the view moves with the cursor, and the runs that came above it are counted on the status
-line (`newer runs above`) until the operator scrolls up to them. Marks (k9s style) select runs for a bulk cancel, and survive
-paging: a marked run whose page is let go is still marked. The confirmation names how many and which.
+line (`newer runs above`) until the operator scrolls up to them. Marks (k9s style) select runs for a
+bulk cancel, and survive paging: a marked run whose page is let go is still marked. The confirmation
+names how many and which.
 """
 
 from __future__ import annotations
 
 import json
-from typing import TypedDict
 
 from rich.text import Text
 from textual import on
@@ -23,17 +23,19 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Input, Select, Static
 
-from console.actions import bindings
-from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import Json, RunState, RunSummary
-from console.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
+from console.live.lists import RunsQuery, run_key
+from console.live.paging import Change, KeptRows, PagedList, Window
 from console.messages import CancelRequested, FindRun, Notice, OpenRun, RefreshRequested, RowsWanted
-from console.palette import Palette
 from console.panes.work import wants_rows, window_text
-from console.scoped import Permissions, Scoped
+from console.views.answer import OVER
+from console.views.format import SortText, counted, plain, short_id, stamp, unique_prefix, value_text
+from console.views.palette import Palette
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
-from console.widgets.virtual_table import VirtualTable, Window
+from console.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     Column("mark", "", 1),
@@ -47,19 +49,6 @@ COLUMNS = (
     Column("inputs", "Inputs", 60, least=20, grow=True),
 )
 STATES: tuple[RunState, ...] = ("active", "waiting", "ended", "cancelled")
-OVER = ("ended", "cancelled")
-
-
-def run_key(run: RunSummary) -> str:
-    return run["id"]
-
-
-class RunsQuery(TypedDict, total=False):
-    """The `list_runs` filter the pane's filter bar asks for."""
-
-    process: str
-    state: RunState
-    inputs: dict[str, Json]
 
 
 def parse_input_filter(text: str) -> tuple[dict[str, Json], list[str]]:

@@ -19,10 +19,13 @@ from textual.app import ComposeResult
 from textual.containers import Horizontal, Vertical, VerticalScroll
 from textual.widgets import Checkbox, Input, Select, Static
 
-from console.actions import bindings
-from console.client.paging import Change, KeptRows, PagedList
 from console.client.wire import PersonWorkEntry
-from console.format import (
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
+from console.live.lists import item_key
+from console.live.paging import Change, KeptRows, PagedList, Window
+from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
+from console.views.format import (
     Cell,
     SortText,
     TimedCell,
@@ -37,15 +40,13 @@ from console.format import (
     sort_value,
     unique_prefix,
 )
-from console.messages import DecideRequested, Notice, OpenRun, RefreshRequested, RowsWanted
-from console.palette import Palette
-from console.render import to_text, work_item_lines
-from console.scoped import Permissions, Scoped
+from console.views.palette import Palette
+from console.views.render import to_text, work_item_lines
 from console.widgets.columns import longest
 from console.widgets.live_table import Column
 from console.widgets.sized_text import update_sized
 from console.widgets.toggles import GlyphCheckbox
-from console.widgets.virtual_table import VirtualTable, Window
+from console.widgets.virtual_table import VirtualTable
 
 COLUMNS = (
     Column("flags", "", 2),
@@ -66,10 +67,6 @@ SORTS = ("age", "due")
 
 Clock = Callable[[], datetime]
 """The time now, as the connection's clock tells it (a demo's runs faster)."""
-
-
-def item_key(entry: PersonWorkEntry) -> str:
-    return f"{entry['runId']}/{entry['workItem']['id']}"
 
 
 def item_kind(entry: PersonWorkEntry) -> str:

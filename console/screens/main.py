@@ -19,12 +19,12 @@ from textual.screen import Screen
 from textual.widget import Widget
 from textual.widgets import Static, TabbedContent, TabPane
 
+from console.keys.scoped import Permissions
+from console.live.session import EndpointInfo, ExtraPane
 from console.panes.activity import ActivityPane
 from console.panes.processes import ProcessesPane
 from console.panes.runs import RunsPane
 from console.panes.work import WorkPane
-from console.scoped import Permissions
-from console.session import EndpointInfo, ExtraPane
 from console.widgets.footer import Footer
 
 
@@ -100,22 +100,23 @@ class MainScreen(Screen[None]):
 
     async def on_mount(self) -> None:
         """Before the screen is first laid out (it handles nothing else until this returns): what the app
-        puts in, then the footer's keys, for the table focused as the screen was composed. The first
-        frame is whole: drawn before, it was drawn again with the rows, and with the keys."""
+        puts in, then the footer's keys, for the table focused as the screen was composed, so that the
+        first frame is whole instead of drawn again with the rows, then with the keys."""
         self._fill()
         await self.query_one(Footer).show_keys()
 
     def on_screen_resume(self, event: events.ScreenResume) -> None:
         """Shown the first time, just mounted: its widgets were styled as they mounted (the theme was
-        set before), and Textual's restyle of every one on a resume (~10 ms) would change nothing."""
+        set before), and Textual's restyle of every one on a resume would change nothing and delay the
+        first frame."""
         if not self._resumed:
             self._resumed = True
             event.refresh_styles = False
 
     def on_resize(self, event: events.Resize) -> None:
         """The resize Textual sends a screen after its first layout (it is among the widgets newly shown)
-        would lay it out again at the size it was laid out at (~10 ms, right after the first frame):
-        skipped. A resize of the terminal comes with another size."""
+        would lay it out again, right after the first frame, at the size it was laid out at: skipped.
+        A resize of the terminal comes with another size."""
         if event.size == self.region.size:
             event.prevent_default()
 
@@ -158,8 +159,8 @@ class MainScreen(Screen[None]):
         tabs = self.query_one("#tabs", TabbedContent)
         if tabs.active != tab:
             # focus left in the tab being hidden would not stay there: Textual moves it to a sibling in
-            # that tab, whose pane then asks for its tab back (`2` pressed as the console came up
-            # showed the work queue again); the tab shown takes the focus (`focus_into`)
+            # that tab, whose pane then asks for its tab back (`2` pressed as the console comes up
+            # would show the work queue again); the tab shown takes the focus (`focus_into`)
             self.set_focus(None)
         tabs.active = tab
 

@@ -18,19 +18,19 @@ from textual.containers import Vertical, VerticalScroll
 from textual.screen import Screen
 from textual.widgets import DataTable, Markdown, Static, TabbedContent, TabPane
 
-from console.actions import bindings
-from console.answer import CURRENT
 from console.client.run_log import RunLog
 from console.client.wire import RunView, StepView
-from console.format import due, plain, pretty, stamp
+from console.keys.registry import bindings
+from console.keys.scoped import Permissions, Scoped
 from console.map.layout import draw_process_map
 from console.messages import CancelRequested, DecideInRunRequested, EventRequested
-from console.palette import Palette
 from console.panes.evidence import EvidencePane
-from console.render import BarOf, Hanging, Line, step_data_lines, to_text, work_item_lines
-from console.scoped import Permissions, Scoped
 from console.screens.main import focus_into
-from console.timeline import claims, from_log, from_view, timeline_lines
+from console.views.answer import CURRENT
+from console.views.format import due, plain, pretty, stamp
+from console.views.palette import Palette
+from console.views.render import BarOf, Hanging, Line, step_data_lines, to_text, work_item_lines
+from console.views.timeline import claims, from_log, from_view, timeline_lines
 from console.widgets.footer import Footer
 from console.widgets.live_table import Column, LiveTable
 from console.widgets.map_view import MapView

@@ -63,7 +63,11 @@ class Footer(TextualFooter):
             self.call_after_refresh(self._recompose_once)
 
     async def _recompose_once(self) -> None:
+        """The rebuild asked for, after the next refresh: by then the screen may have closed (a run
+        detail left as its run was shown), and a footer no longer on a screen has no keys to show."""
         self._recompose_pending = False  # a change from here on asks for a rebuild of its own
+        if not self.is_attached:
+            return
         if self._shown is None or self._keys() != self._shown:
             await self.recompose()
 

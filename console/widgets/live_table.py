@@ -16,8 +16,8 @@ from textual.binding import Binding, BindingType
 from textual.message import Message
 from textual.widgets import DataTable
 
-from console.actions import bindings
-from console.format import SortText
+from console.keys.registry import bindings
+from console.views.format import SortText
 
 
 @dataclass(frozen=True)

@@ -7,11 +7,11 @@ from textual.app import ComposeResult
 from textual.containers import ScrollableContainer
 from textual.widgets import Static
 
-from console.actions import bindings
+from console.keys.registry import bindings
+from console.keys.scoped import Scoped
 from console.map.canvas import Span
 from console.map.layout import MapDrawing
-from console.palette import Palette
-from console.scoped import Scoped
+from console.views.palette import Palette
 
 
 def drawing_text(drawing: MapDrawing, palette: Palette) -> Text:

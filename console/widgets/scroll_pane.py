@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from textual.containers import VerticalScroll
 
-from console.actions import bindings
-from console.scoped import Scoped
+from console.keys.registry import bindings
+from console.keys.scoped import Scoped
 
 
 class ScrollPane(Scoped, VerticalScroll):

@@ -4,11 +4,12 @@ same in monochrome and under NO_COLOR."""
 from __future__ import annotations
 
 from textual.content import Content
+from textual.style import Style
 from textual.widgets import Checkbox, RadioButton
 
 
-def _glyph(on: bool, left: str, mark: str, right: str, style: object) -> Content:
-    return Content.assemble((f"{left}{mark if on else ' '}{right}", style))  # type: ignore[arg-type]
+def _glyph(on: bool, left: str, mark: str, right: str, style: Style) -> Content:
+    return Content.assemble((f"{left}{mark if on else ' '}{right}", style))
 
 
 class GlyphCheckbox(Checkbox):

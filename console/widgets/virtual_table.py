@@ -1,11 +1,12 @@
 """A table that renders only the lines on screen (Textual's Line API), for lists that can grow large.
 
 Rows are a plain list of keys; a row's cells come from `source(key)` when the row is drawn, so a
-table of 100,000 rows costs what its visible rows cost, at first render and on every refresh. A drawn
-line is kept while the row's cell objects are the very ones drawn last time, so an unchanged row is
-never rendered twice, and only the lines that show something else are repainted (a cursor move
-repaints two lines, a refresh the rows whose cells changed), so Textual composes only those. The cursor follows its row's key through any change of the list, and when rows
-are inserted above it the view moves with it, so nothing jumps under the operator's eyes.
+long table costs what its visible rows cost, at first render and on every refresh. A drawn line is
+kept while the row's cell objects are the very ones drawn last time, so an unchanged row is never
+rendered twice, and only the lines that show something else are repainted (a cursor move repaints
+two lines, a refresh the rows whose cells changed), so Textual composes only those. The cursor
+follows its row's key through any change of the list, and when rows are inserted above it the view
+moves with it, so nothing jumps under the operator's eyes.
 
 `source` returning None draws the row as a placeholder (its page is not loaded); `WindowChanged`
 tells the owner which rows are on screen so it can load them.
@@ -27,7 +28,8 @@ from textual.message import Message
 from textual.scroll_view import ScrollView
 from textual.strip import Strip
 
-from console.actions import bindings
+from console.keys.registry import bindings
+from console.live.paging import Window
 from console.widgets.columns import PADDING, fit_widths
 from console.widgets.live_table import STOPPABLE, Column, StopRequested, SyncResult
 
@@ -68,14 +70,6 @@ class LineStyles:
     odd: Style
     cursor: Style
     placeholder: Style
-
-
-@dataclass(frozen=True)
-class Window:
-    """The rows on screen, first to last (inclusive); last < first when the table is empty."""
-
-    first: int
-    last: int
 
 
 class TableMessage(Message):

@@ -13,8 +13,8 @@ from collections import Counter
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 
-from console.client.paging import PAGE, all_pages
 from console.client.wire import Envelope, Json, ListRunsResult, RunState, RunSummary
+from console.live.paging import PAGE, all_pages
 from demo.actors.calls import Caller, as_person
 from demo.actors.director import Director
 from demo.world.pace import Pace

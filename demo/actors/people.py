@@ -23,7 +23,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any
 
-from console.client.paging import PAGE
 from console.client.wire import (
     DecideArguments,
     DecideDetails,
@@ -33,6 +32,7 @@ from console.client.wire import (
     PersonWorkEntry,
     WorkItem,
 )
+from console.live.paging import PAGE
 from demo.actors.calls import Telling, as_person
 from demo.actors.director import PLAIN_THINK_MINUTES, Director
 from demo.work.draft import Where, draft, evidence_items, summary

@@ -22,7 +22,7 @@ from textual.css.query import NoMatches
 from textual.widgets import Static
 
 from console import messages
-from console.actions import ActionSpec
+from console.keys.registry import ActionSpec
 from console.widgets.live_table import Column, LiveTable
 from demo.stories.presenter import ConsolePresenter
 

@@ -19,7 +19,7 @@ from typing import Any
 from console.app import ApcApp
 from console.client.engine_thread import EngineThread
 from console.client.local import Hop, LocalClient, here
-from console.session import EndpointInfo, ExtraPane, Session
+from console.live.session import EndpointInfo, ExtraPane, Session
 from demo.fronts.pane import DemoPane
 from demo.stories.presenter import ConsolePresenter, Controls
 from demo.stories.story import Story

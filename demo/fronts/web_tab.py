@@ -51,7 +51,7 @@ def notices(ready: Ready) -> list[str]:
 def main() -> int:
     from console.app import ApcApp
     from console.client.remote import RemoteClient
-    from console.session import ExtraPane, Session
+    from console.live.session import ExtraPane, Session
     from demo.fronts.pane import DemoPane
     from engine.identity import Identity
 

@@ -31,9 +31,9 @@ from console.client.wire import (
     StepView,
     WorkItem,
 )
-from console.config import ConsoleConfig
-from console.session import Session
-from console.themes import load_themes
+from console.live.session import Session
+from console.settings.config import ConsoleConfig
+from console.settings.themes import load_themes
 from console.widgets.live_table import LiveTable
 from console.widgets.virtual_table import VirtualTable
 from engine.clock import ManualClock

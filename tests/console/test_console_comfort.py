@@ -7,9 +7,9 @@ from pathlib import Path
 from textual.widgets import Input, Select
 
 from console.client.local import LocalClient
-from console.config import ConsoleConfig
 from console.modals.common import ChoiceDialog
 from console.modals.help import HelpDialog
+from console.settings.config import ConsoleConfig
 from engine.clock import ManualClock
 from tests.console.console_support import Agent, cells, make_app, press, settle, shown, type_into
 
@@ -46,7 +46,7 @@ async def test_the_palette_offers_the_registry_actions_that_apply(
 
 
 async def test_read_only_keeps_writes_out_of_the_palette(client: LocalClient, clock: ManualClock) -> None:
-    from console.commands import available
+    from console.keys.commands import available
 
     app = make_app(client, clock, read_only=True)
     async with app.run_test(size=(120, 40)):
@@ -82,7 +82,7 @@ async def test_pause_stops_the_live_refresh_and_says_so(client: LocalClient, clo
         assert " · PAUSED (p) · " in shown(app, "#status")
         assert app.toasts == ["Live refresh paused"]
         before = len(app.workers)
-        app._tick()
+        app.live_refresh.tick()
         assert len(app.workers) == before
         await press(pilot, "p")
         assert app.toasts[-1] == "Live refresh resumed"
@@ -118,7 +118,7 @@ async def test_a_tick_that_fires_while_the_app_closes_starts_no_reload(
         await app.ready.wait()
     assert not app.is_running
     assert list(app.workers) == []  # the app waits for the workers it cancels (test_console_closing)
-    app._tick()
+    app.live_refresh.tick()
     assert list(app.workers) == []
 
 

@@ -10,10 +10,10 @@ from textual.widgets import TabbedContent
 from console.app import ApcApp
 from console.client.local import LocalClient
 from console.client.remote import RemoteClient
-from console.config import ConsoleConfig
+from console.live.session import Session
 from console.modals.decide import DecideDialog
 from console.screens.run import RunScreen
-from console.session import Session
+from console.settings.config import ConsoleConfig
 from console.widgets.live_table import LiveTable
 from engine.clock import ManualClock
 from engine.http.app import start_server

@@ -15,9 +15,9 @@ import pytest
 from textual.widgets import TabbedContent
 
 from console.app import ApcApp
-from console.config import ConsoleConfig
-from console.session import Session
-from console.themes import load_themes
+from console.live.session import Session
+from console.settings.config import ConsoleConfig
+from console.settings.themes import load_themes
 from engine.clock import ManualClock
 from engine.evaluator import Choice, YesNo
 from tests.console.console_support import (

@@ -6,7 +6,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.seed import publish_approval, seed_approvals
-from console.client.paging import PAGE
+from console.live.paging import PAGE
 from demo.actors.agent import AgentBehaviour, DemoAgent
 from demo.actors.link import EngineLink
 from demo.actors.people import FAIL_NOTE, REJECT_NOTES, RETURN_NOTES, DemoPeople, PeopleBehaviour

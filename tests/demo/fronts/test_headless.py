@@ -15,7 +15,7 @@ from typing import Any
 
 import pytest
 
-from console.samples import no_samples
+from console.embedded.samples import no_samples
 from demo.cli import DEFAULT_HEADLESS_RUNS, DEFAULT_HEADLESS_SPEED, add_arguments, main, settings_from
 from demo.fronts.headless import recorded_checks, run_headless
 from demo.stories.stream import allowed_outcomes

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
+from console.embedded.samples import publish_samples
 from console.resources import bundled
-from console.samples import publish_samples
 from demo.stories.stream import SHOWCASE_FIRST, RunStarter, allowed_outcomes, scripted_showcase
 from demo.system import DemoSettings
 from demo.world.org import AGENT_NAMES, EVENT_FEED, GUEST_AGENT, OPERATOR, REQUESTERS, ROLES, build_demo_org
