@@ -4,7 +4,7 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 CONSTRAINTS := constraints.txt
 
-.PHONY: test soak check demo lint bench lock clean
+.PHONY: test soak check demo bench lock clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml $(CONSTRAINTS) | $(BIN)/python
 	$(BIN)/pip install --quiet -c $(CONSTRAINTS) -e '.[test]'
 	touch $(STAMP)
 
-# Static checks: style, declared dependencies (deptry), import contracts (.importlinter), types (mypy, strict
-# on engine/), and the wire types in console/client/wire.py against the core-2 schemas they come from.
+# Static checks: style, declared dependencies (deptry), import contracts (.importlinter), types (mypy, the
+# strict flags on every package), and the wire types in console/client/wire.py against the core-2 schemas.
 check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .

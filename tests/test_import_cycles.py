@@ -1,4 +1,5 @@
-"""No import circle anywhere in the engine, the console or the demo (imports under `TYPE_CHECKING` aside).
+"""No import circle anywhere in the product: entry point, demo, console, engine, runner and benches
+(imports under `TYPE_CHECKING` aside).
 
 The graph is import-linter's own (grimp), so this test and `lint-imports` read the same imports; a
 circle is a strongly connected component of more than one module, or a module importing itself.
@@ -8,7 +9,7 @@ from __future__ import annotations
 
 import grimp
 
-PACKAGES = ("engine", "console", "demo")
+PACKAGES = ("apc", "demo", "console", "engine", "conform", "bench")
 
 
 def cycles(graph: grimp.ImportGraph) -> list[list[str]]:
